@@ -1,0 +1,72 @@
+// ProtocolError: the one error type every rejection of input raises.
+// Callers match on the stable `code`; `path` names the field, `offset` the byte.
+
+/** The codes raised by the core layers. Other layers add their own, in the same SCREAMING_SNAKE style. */
+export type CoreErrorCode =
+  | "TRUNCATED" // input ends before a field does
+  | "TRAILING_BYTES" // bytes left after the object
+  | "INVALID_TYPE" // unknown or disallowed type tag
+  | "COUNT_OUT_OF_RANGE" // an array count outside its bounds
+  | "LENGTH_OUT_OF_RANGE" // a byte length (message, index, payload) outside its bounds
+  | "LENGTH_MISMATCH" // a declared payload length differs from what it holds
+  | "NOT_SORTED" // elements not in ascending byte order
+  | "DUPLICATE" // an element that must be unique appears twice
+  | "VALUE_OUT_OF_RANGE" // a number outside its bounds (amounts, indices)
+  | "INVALID_REFERENCE" // a reference unlock block pointing at the wrong place
+  | "INVALID_HEX"
+  | "INVALID_BASE58"
+  | "INVALID_BECH32"
+  | "INVALID_JSON" // a JSON value of the wrong shape
+  | "INVALID_KEY" // a key of the wrong size or encoding
+  | "INVALID_SIGNATURE"
+  | "INVALID_ARGUMENT"; // a library call given the wrong kind of value
+
+export interface ProtocolErrorOptions {
+  readonly path?: string | undefined;
+  readonly offset?: number | undefined;
+  readonly cause?: unknown;
+}
+
+export class ProtocolError extends Error {
+  readonly code: string;
+  readonly path: string | undefined;
+  readonly offset: number | undefined;
+
+  constructor(code: string, message: string, options: ProtocolErrorOptions = {}) {
+    const where = [
+      options.path !== undefined && options.path !== "" ? `at ${options.path}` : "",
+      options.offset !== undefined ? `offset ${options.offset}` : "",
+    ].filter(Boolean);
+    super(where.length > 0 ? `${message} (${where.join(", ")})` : message, options.cause !== undefined ? { cause: options.cause } : undefined);
+    this.name = "ProtocolError";
+    this.code = code;
+    this.path = options.path;
+    this.offset = options.offset;
+  }
+}
+
+/** Joins a field path: `join("payload", "essence")`, `join("inputs", 2)` → `inputs[2]`. */
+export function joinPath(base: string | undefined, key: string | number): string {
+  if (typeof key === "number") return `${base ?? ""}[${key}]`;
+  return base === undefined || base === "" ? key : `${base}.${key}`;
+}
+
+// Assertions at the door (after noble's abytes/anumber): each names the field it checks.
+
+export function assertBytes(value: unknown, path: string, length?: number): asserts value is Uint8Array {
+  if (!(value instanceof Uint8Array)) throw new ProtocolError("INVALID_ARGUMENT", "expected a Uint8Array", { path });
+  if (length !== undefined && value.length !== length) {
+    throw new ProtocolError("LENGTH_OUT_OF_RANGE", `expected ${length} bytes, got ${value.length}`, { path });
+  }
+}
+
+export function assertInteger(value: unknown, path: string, min: number, max: number): asserts value is number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value)) {
+    throw new ProtocolError("INVALID_ARGUMENT", "expected an integer", { path });
+  }
+  if (value < min || value > max) throw new ProtocolError("VALUE_OUT_OF_RANGE", `expected ${min} .. ${max}, got ${value}`, { path });
+}
+
+export function assertString(value: unknown, path: string): asserts value is string {
+  if (typeof value !== "string") throw new ProtocolError("INVALID_ARGUMENT", "expected a string", { path });
+}

@@ -1,0 +1,101 @@
+// Ed25519 signing and ZIP-215 verification (PROTOCOL.md §4, TIP-14).
+// Native node:crypto is the fast path; whatever it does not accept, @noble/ed25519 in ZIP-215 mode decides.
+//
+// Why the fast path is sound: OpenSSL accepts only when S < L and [S]B = R + [k]A holds exactly (cofactorless),
+// hashing R, A and the message as given; multiplying that equation by 8 gives the ZIP-215 one. So "native says
+// valid" implies "ZIP-215 says valid", and every other answer (invalid, or a key it refuses to load) is re-decided
+// by noble, which accepts non-canonical A and R and checks the cofactored equation.
+import * as ed from "@noble/ed25519";
+import { sha512 } from "@noble/hashes/sha2.js";
+import { ProtocolError } from "../bytes/errors.js";
+
+ed.hashes.sha512 = sha512;
+
+type NodeCrypto = typeof import("node:crypto");
+
+async function loadNodeCrypto(): Promise<NodeCrypto | undefined> {
+  const isNode = typeof process === "object" && typeof process.versions === "object" && process.versions.node !== undefined;
+  if (!isNode) return undefined;
+  try {
+    const specifier = "node:crypto";
+    return (await import(/* @vite-ignore */ specifier)) as NodeCrypto;
+  } catch {
+    return undefined;
+  }
+}
+
+const native = await loadNodeCrypto();
+
+// DER prefixes that wrap a raw 32-byte key as SPKI (public) and PKCS#8 (seed) for node:crypto.
+const SPKI_PREFIX = Uint8Array.from([0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00]);
+const PKCS8_PREFIX = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20]);
+const spki = new Uint8Array(SPKI_PREFIX.length + 32);
+spki.set(SPKI_PREFIX);
+const pkcs8 = new Uint8Array(PKCS8_PREFIX.length + 32);
+pkcs8.set(PKCS8_PREFIX);
+
+export const ED25519_PUBLIC_KEY_LENGTH = 32;
+export const ED25519_SEED_LENGTH = 32;
+export const ED25519_SIGNATURE_LENGTH = 64;
+
+function checkLength(value: unknown, length: number, path: string, code: string): asserts value is Uint8Array {
+  if (!(value instanceof Uint8Array) || value.length !== length) {
+    throw new ProtocolError(code, `expected ${length} bytes`, { path });
+  }
+}
+
+/** The Ed25519 public key of a 32-byte seed. */
+export function ed25519PublicKey(seed: Uint8Array): Uint8Array {
+  checkLength(seed, ED25519_SEED_LENGTH, "seed", "INVALID_KEY");
+  return ed.getPublicKey(seed);
+}
+
+/** Signs `message` with the key of a 32-byte seed (deterministic, RFC 8032). */
+export function signEd25519(seed: Uint8Array, message: Uint8Array): Uint8Array {
+  checkLength(seed, ED25519_SEED_LENGTH, "seed", "INVALID_KEY");
+  if (!(message instanceof Uint8Array)) throw new ProtocolError("INVALID_ARGUMENT", "expected a Uint8Array", { path: "message" });
+  if (native) {
+    pkcs8.set(seed, PKCS8_PREFIX.length);
+    try {
+      const key = native.createPrivateKey({ key: Buffer.from(pkcs8), format: "der", type: "pkcs8" });
+      return new Uint8Array(native.sign(null, message, key));
+    } finally {
+      pkcs8.fill(0, PKCS8_PREFIX.length);
+    }
+  }
+  return ed.sign(message, seed);
+}
+
+function verifyNative(crypto: NodeCrypto, publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  spki.set(publicKey, SPKI_PREFIX.length);
+  try {
+    const key = crypto.createPublicKey({ key: Buffer.from(spki.buffer, spki.byteOffset, spki.length), format: "der", type: "spki" });
+    return crypto.verify(null, message, key, signature);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * ZIP-215 Ed25519 verification. Returns false for a signature that does not verify,
+ * and for arguments of the wrong length; never throws on bytes.
+ */
+export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  if (!(publicKey instanceof Uint8Array) || publicKey.length !== 32) return false;
+  if (!(signature instanceof Uint8Array) || signature.length !== 64) return false;
+  if (!(message instanceof Uint8Array)) return false;
+  if (native && verifyNative(native, publicKey, message, signature)) return true;
+  return verifyEd25519Zip215(publicKey, message, signature);
+}
+
+/** The ZIP-215 decision alone (no native fast path), for tests and comparisons. */
+export function verifyEd25519Zip215(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  try {
+    return ed.verify(signature, message, publicKey, { zip215: true });
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the native fast path is available on this platform. */
+export const ed25519Backend: "native+zip215" | "zip215" = native ? "native+zip215" : "zip215";
