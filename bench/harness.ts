@@ -1,0 +1,77 @@
+// The benchmark harness: every suite measures ours against the library a user would pick instead,
+// side by side in one run, and reports medians and the ratio.
+import { Bench } from "tinybench";
+
+export interface Row {
+  /** The suite (codec, hashing, signatures, pow, auth, node). */
+  suite: string;
+  case: string;
+  /** Median operations (or hashes) a second. */
+  ours: number;
+  /** The competitor's median, or undefined where the row is an absolute figure. */
+  theirs?: number | undefined;
+  theirName?: string | undefined;
+  /** ours / theirs. */
+  ratio?: number | undefined;
+  /** The issue's target: a ratio when `theirs` is set, otherwise an absolute figure in `unit`. */
+  target?: number | undefined;
+  unit: string;
+}
+
+export interface CompareOptions {
+  /** Milliseconds each task runs (after warm-up). */
+  time?: number;
+  target?: number;
+  unit?: string;
+}
+
+/** Median throughput (ops/s) of each function, measured in one tinybench run. */
+export async function medians(fns: Record<string, () => unknown>, time = 800): Promise<Record<string, number>> {
+  const bench = new Bench({ time, warmupTime: 200 });
+  for (const [name, fn] of Object.entries(fns)) bench.add(name, fn);
+  await bench.run();
+  const out: Record<string, number> = {};
+  for (const task of bench.tasks) {
+    const result = task.result as { state: string; throughput?: { p50: number }; error?: unknown };
+    if (result.state !== "completed" || result.throughput === undefined) throw new Error(`bench task ${task.name} did not complete: ${String(result.error ?? result.state)}`);
+    out[task.name] = result.throughput.p50;
+  }
+  return out;
+}
+
+/**
+ * Measures `ours` against each competitor in one run; the ratio is taken against the fastest competitor.
+ */
+export async function compare(suite: string, name: string, ours: () => unknown, theirs: Record<string, () => unknown>, options: CompareOptions = {}): Promise<Row> {
+  const results = await medians({ ours, ...theirs }, options.time);
+  let best = "";
+  let bestValue = 0;
+  for (const key of Object.keys(theirs)) {
+    const value = results[key]!;
+    if (value > bestValue) {
+      best = key;
+      bestValue = value;
+    }
+  }
+  const oursValue = results.ours!;
+  return { suite, case: name, ours: oursValue, theirs: bestValue, theirName: best, ratio: oursValue / bestValue, target: options.target, unit: options.unit ?? "ops/s" };
+}
+
+function fmt(value: number | undefined, digits = 0): string {
+  if (value === undefined) return "";
+  if (value >= 1e6) return `${(value / 1e6).toFixed(2)} M`;
+  if (value >= 1e4) return `${(value / 1e3).toFixed(1)} k`;
+  return value.toFixed(digits);
+}
+
+/** The table as Markdown: case, ours, theirs, ratio, target, met. */
+export function toMarkdown(rows: Row[]): string {
+  const lines = ["| suite | case | ours | theirs | ratio | target | met |", "|---|---|---:|---:|---:|---:|:---:|"];
+  for (const r of rows) {
+    const met = r.target === undefined ? "" : (r.ratio ?? r.ours) >= r.target ? "yes" : "NO";
+    const theirs = r.theirs === undefined ? "" : `${fmt(r.theirs, 1)} (${r.theirName})`;
+    const target = r.target === undefined ? "" : r.ratio !== undefined ? `≥ ${r.target}×` : `≥ ${fmt(r.target)} ${r.unit}`;
+    lines.push(`| ${r.suite} | ${r.case} | ${fmt(r.ours, 1)} ${r.unit} | ${theirs} | ${r.ratio === undefined ? "" : `${r.ratio.toFixed(2)}×`} | ${target} | ${met} |`);
+  }
+  return lines.join("\n");
+}
