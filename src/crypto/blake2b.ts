@@ -1,6 +1,7 @@
 // BLAKE2b-256 (a 32-byte digest parameter, not truncated BLAKE2b-512): message ids, addresses, PoW digests.
 // Drives blake2b-wasm's compiled module directly (one fixed state, no per-call objects); @noble/hashes where WebAssembly is missing.
 import { blake2b as nobleBlake2b } from "@noble/hashes/blake2.js";
+import { ProtocolError } from "../bytes/errors.js";
 
 interface Blake2bExports {
   memory: WebAssembly.Memory;
@@ -50,6 +51,7 @@ function ensureCapacity(w: Blake2bExports, end: number): Uint8Array {
 
 /** BLAKE2b with a 32-byte digest. */
 export function blake2b256(bytes: Uint8Array): Uint8Array {
+  if (!(bytes instanceof Uint8Array)) throw new ProtocolError("INVALID_ARGUMENT", "expected a Uint8Array", { path: "bytes" });
   if (!wasm) return nobleBlake2b(bytes, { dkLen: 32 });
   const mem = ensureCapacity(wasm, INPUT + bytes.length);
   wasm.blake2b_init(STATE, 32);
