@@ -7,6 +7,12 @@ export const TOTAL_SUPPLY = 2_779_530_283_277_761;
 export const DUST_ALLOWANCE_MINIMUM = 1_000_000;
 /** A migrated funds entry of a receipt carries at least this much (the same floor as dust allowance). */
 export const MIGRATED_FUNDS_MINIMUM = 1_000_000;
+/** Dust rule (semantic, PROTOCOL.md §3): a SigLockedSingleOutput below this amount is a dust output. */
+export const DUST_THRESHOLD = 1_000_000;
+/** Dust rule: each this much of dust allowance lets an address hold one dust output … */
+export const DUST_ALLOWANCE_DIVISOR = 100_000;
+/** … up to this many. */
+export const MAX_DUST_OUTPUTS_PER_ADDRESS = 100;
 
 // Message.
 export const MIN_MESSAGE_LENGTH = 53;
