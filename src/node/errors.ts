@@ -1,0 +1,84 @@
+// NodeError: a ProtocolError that also carries the HTTP status the node answers with.
+// The handlers turn any ProtocolError into `{"error":{"code":"<status>","message":…}}` through `statusOf`.
+import { ProtocolError, type ProtocolErrorOptions } from "../bytes/errors.js";
+
+/** Codes raised by the node layer (the core layers' codes come through unchanged as 400). */
+export type NodeErrorCode =
+  | "NONCE_WITHOUT_NETWORK_ID" // a nonce the PoW could not have covered
+  | "WRONG_NETWORK_ID"
+  | "INSUFFICIENT_POW"
+  | "CANNOT_FILL" // the node cannot fill a missing field (no tips, PoW disabled): 503
+  | "POW_QUEUE_FULL" // the miner's queue is full: 503
+  | "INPUT_NOT_FOUND"
+  | "INPUT_SPENT"
+  | "AMOUNTS_DIFFER"
+  | "ADDRESS_MISMATCH"
+  | "INVALID_SIGNATURE"
+  | "DUST_RULE"
+  | "NOT_FOUND"
+  | "METHOD_NOT_ALLOWED"
+  | "BODY_TOO_LARGE"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "UNAUTHORIZED"
+  | "UPSTREAM_FAILED"
+  | "SHUTTING_DOWN";
+
+export interface NodeErrorOptions extends ProtocolErrorOptions {
+  readonly status?: number;
+}
+
+const DEFAULT_STATUS: Record<NodeErrorCode, number> = {
+  NONCE_WITHOUT_NETWORK_ID: 400,
+  WRONG_NETWORK_ID: 400,
+  INSUFFICIENT_POW: 400,
+  CANNOT_FILL: 503,
+  POW_QUEUE_FULL: 503,
+  INPUT_NOT_FOUND: 400,
+  INPUT_SPENT: 400,
+  AMOUNTS_DIFFER: 400,
+  ADDRESS_MISMATCH: 400,
+  INVALID_SIGNATURE: 400,
+  DUST_RULE: 400,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  BODY_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UNAUTHORIZED: 401,
+  UPSTREAM_FAILED: 502,
+  SHUTTING_DOWN: 503,
+};
+
+export class NodeError extends ProtocolError {
+  readonly status: number;
+
+  constructor(code: NodeErrorCode, message: string, options: NodeErrorOptions = {}) {
+    super(code, message, options);
+    this.name = "NodeError";
+    this.status = options.status ?? DEFAULT_STATUS[code];
+  }
+}
+
+/**
+ * The HTTP status for an error: a `status` carried by the error (NodeError, AuthError), 400 for any other
+ * ProtocolError (bad input), 503 for a queue that is full, and 500 for everything else (a bug, never echoed).
+ */
+export function statusOf(error: unknown): number {
+  if (error instanceof ProtocolError) {
+    const status = (error as { status?: unknown }).status;
+    if (typeof status === "number" && Number.isInteger(status) && status >= 400 && status <= 599) return status;
+    if (error.code === "POW_QUEUE_FULL") return 503;
+    return 400;
+  }
+  return 500;
+}
+
+/** True for the rejection an aborted AbortSignal produces (DOMException "AbortError" or our own). */
+export function isAbortError(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { name?: unknown }).name === "AbortError";
+}
+
+/** A DOMException named AbortError, as fetch and the miner raise. */
+export function abortError(reason?: unknown): Error {
+  if (reason instanceof Error && reason.name === "AbortError") return reason;
+  return new DOMException("the operation was aborted", "AbortError");
+}
