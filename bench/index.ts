@@ -7,6 +7,7 @@ type Suite = () => Promise<Row[]>;
 
 const SUITES: Record<string, () => Promise<{ default: Suite }>> = {
   // codec: () => import("./codec.bench.js"),
+  hashing: () => import("./hashing.bench.js"),
 };
 
 const only = process.argv.slice(2);
