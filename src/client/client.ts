@@ -1,0 +1,278 @@
+// The typed HTTP client for a Chrysalis node and the prove-ownership service, built on fetch (runs in browsers too):
+// proves ownership and keeps the JWT, submits messages (optionally with local PoW), reads messages, info and tips.
+import { compareBytes } from "../bytes/bytes.js";
+import { ProtocolError } from "../bytes/errors.js";
+import { fromHex, toHex } from "../bytes/hex.js";
+import { MAX_PARENTS } from "../bytes/limits.js";
+import { encodeMessage } from "../model/codec.js";
+import { networkId as networkIdOf } from "../model/ids.js";
+import { messageFromJson, messageToJson, partialMessageFromJson, payloadToJson, type MessageJson, type PartialMessage } from "../model/json.js";
+import type { Message } from "../model/types.js";
+import { authHeaders, signNonce } from "../auth/index.js";
+import { mineNonce, type Miner } from "../pow/index.js";
+
+/** A failed call: the node's error answer (status, its `code` string, message, and our `reason`/`path` when sent). */
+export class ClientError extends Error {
+  /** HTTP status; 0 when no answer arrived (network failure). */
+  readonly status: number;
+  /** The `error.code` of the answer (the status as a string in the node API), or NETWORK_ERROR / BAD_RESPONSE. */
+  readonly code: string;
+  /** The stable reason code, when the server sends one (chrysalis-core servers do). */
+  readonly reason: string | undefined;
+  /** The field the server blamed, when it names one. */
+  readonly path: string | undefined;
+
+  constructor(status: number, code: string, message: string, extra: { reason?: string | undefined; path?: string | undefined; cause?: unknown } = {}) {
+    super(message, extra.cause !== undefined ? { cause: extra.cause } : undefined);
+    this.name = "ClientError";
+    this.status = status;
+    this.code = code;
+    this.reason = extra.reason;
+    this.path = extra.path;
+  }
+}
+
+/** What GET /api/v1/info answers (Hornet shape: `networkId` holds the network NAME). */
+export interface ClientNodeInfo {
+  name: string;
+  version: string;
+  isHealthy: boolean;
+  networkId: string;
+  bech32HRP: string;
+  minPoWScore: number;
+  [key: string]: unknown;
+}
+
+export interface ClientOptions {
+  /** Injectable fetch (tests, proxies, instrumentation). Default: the global fetch. */
+  fetch?: typeof fetch;
+  /** A JWT obtained earlier; proveOwnership replaces it. */
+  jwt?: string;
+  /** Extra headers on every request. */
+  headers?: Record<string, string>;
+  /** A persistent miner pool for local PoW (createMiner from chrysalis-core/pow); default: mineNonce per call. */
+  miner?: Miner;
+  /** Worker threads for local PoW when no miner is given. */
+  powWorkers?: number;
+}
+
+export interface SubmitMessageOptions {
+  /** Fill networkId, parents and nonce here (info and tips read from the node, PoW mined locally) instead of on the node. */
+  localPow?: boolean;
+  /** With localPow: post the finished message as raw bytes (default) or as JSON. */
+  format?: "raw" | "json";
+  signal?: AbortSignal;
+  /** Local PoW progress. */
+  onProgress?: (progress: { hashes: number; elapsedMs: number }) => void;
+}
+
+/** A message to submit: REST JSON (partial allowed), a model (partial allowed), or raw bytes. */
+export type SubmittableMessage = Uint8Array | Message | PartialMessage | MessageJson | Record<string, unknown>;
+
+export interface ChrysalisClient {
+  readonly baseUrl: string;
+  /** The JWT sent on every request (Authorization and Authentication headers), if any. */
+  readonly jwt: string | undefined;
+  setJwt(jwt: string | undefined): void;
+  /** GET /authentication/prove-ownership/:identityId → the nonce to sign. */
+  requestNonce(identityId: string): Promise<string>;
+  /** The whole proof: fetch a nonce, sign it with the Base58 secret key, POST it, keep and return the JWT. */
+  proveOwnership(identityId: string, secretKeyBase58: string): Promise<string>;
+  submitMessage(message: SubmittableMessage, options?: SubmitMessageOptions): Promise<string>;
+  getMessage(messageId: string): Promise<Message>;
+  getMessageJson(messageId: string): Promise<MessageJson>;
+  getMessageRaw(messageId: string): Promise<Uint8Array>;
+  getInfo(): Promise<ClientNodeInfo>;
+  getTips(): Promise<string[]>;
+}
+
+// Answers are read with a limit: a hostile server must not exhaust a client's memory.
+const MAX_RESPONSE_BYTES = 4 << 20;
+
+function isModel(value: object): boolean {
+  const v = value as Record<string, unknown>;
+  if (Array.isArray(v.parents) || typeof v.networkId === "bigint" || typeof v.nonce === "bigint") return true;
+  const payload = v.payload as Record<string, unknown> | undefined | null;
+  if (typeof payload !== "object" || payload === null) return false;
+  if (payload.index instanceof Uint8Array || payload.essence !== undefined && typeof (payload.essence as { inputs?: unknown[] }).inputs?.[0] === "object" && ((payload.essence as { inputs: { transactionId?: unknown }[] }).inputs[0]!.transactionId instanceof Uint8Array)) return true;
+  return Array.isArray(payload.publicKeys) && payload.publicKeys[0] instanceof Uint8Array;
+}
+
+/** A partial model as the REST JSON the node accepts (missing fields left out for the node to fill). */
+function partialToJson(m: PartialMessage): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (m.networkId !== undefined && m.networkId !== 0n) out.networkId = m.networkId.toString();
+  if (m.parents !== undefined && m.parents.length > 0) out.parentMessageIds = m.parents.map(toHex);
+  out.payload = m.payload === undefined ? null : payloadToJson(m.payload);
+  if (m.nonce !== undefined && m.nonce !== 0n) out.nonce = m.nonce.toString();
+  return out;
+}
+
+function messageIdArg(id: string): string {
+  if (typeof id !== "string" || !/^[0-9a-fA-F]{64}$/.test(id)) throw new ProtocolError("INVALID_HEX", "a message id is 64 hex characters", { path: "messageId" });
+  return id.toLowerCase();
+}
+
+/** Creates a client for the node (and prove-ownership service) at `baseUrl`, e.g. http://127.0.0.1:14265. */
+export function createClient(baseUrl: string, options: ClientOptions = {}): ChrysalisClient {
+  let base: string;
+  try {
+    base = new URL(baseUrl).href.replace(/\/+$/, "");
+  } catch {
+    throw new ProtocolError("INVALID_ARGUMENT", "baseUrl is not a valid URL", { path: "baseUrl" });
+  }
+  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  let jwt = options.jwt;
+
+  async function call(method: string, path: string, init: { body?: BodyInit; contentType?: string; accept?: string; signal?: AbortSignal | undefined } = {}): Promise<Response> {
+    const headers: Record<string, string> = { accept: init.accept ?? "application/json", ...options.headers };
+    if (jwt !== undefined) Object.assign(headers, authHeaders(jwt));
+    if (init.contentType !== undefined) headers["content-type"] = init.contentType;
+    const requestInit: RequestInit = { method, headers };
+    if (init.body !== undefined) requestInit.body = init.body;
+    if (init.signal !== undefined) requestInit.signal = init.signal;
+    let response: Response;
+    try {
+      response = await doFetch(`${base}${path}`, requestInit);
+    } catch (error) {
+      if ((error as { name?: unknown }).name === "AbortError") throw error;
+      throw new ClientError(0, "NETWORK_ERROR", `no answer from ${base}: ${(error as Error).message}`, { cause: error });
+    }
+    if (response.ok) return response;
+    const body = await readJson(response).catch(() => undefined);
+    const e = typeof body === "object" && body !== null ? (body as { error?: Record<string, unknown> }).error : undefined;
+    const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+    throw new ClientError(response.status, str(e?.code) ?? String(response.status), str(e?.message) ?? `${method} ${path} answered ${response.status}`, {
+      reason: str(e?.reason),
+      path: str(e?.path),
+    });
+  }
+
+  async function readBytes(response: Response): Promise<Uint8Array> {
+    const declared = Number(response.headers.get("content-length") ?? "0");
+    if (declared > MAX_RESPONSE_BYTES) throw new ClientError(response.status, "BAD_RESPONSE", "the answer is too large");
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (bytes.length > MAX_RESPONSE_BYTES) throw new ClientError(response.status, "BAD_RESPONSE", "the answer is too large");
+    return bytes;
+  }
+
+  async function readJson(response: Response): Promise<unknown> {
+    const bytes = await readBytes(response);
+    try {
+      return JSON.parse(new TextDecoder().decode(bytes)) as unknown;
+    } catch (error) {
+      throw new ClientError(response.status, "BAD_RESPONSE", "the answer is not JSON", { cause: error });
+    }
+  }
+
+  /** `data.<key>` of a node API answer, or the bare `<key>` (the original prove-ownership service). */
+  async function field(response: Response, key: string): Promise<unknown> {
+    const body = await readJson(response);
+    if (typeof body !== "object" || body === null) throw new ClientError(response.status, "BAD_RESPONSE", `the answer has no ${key}`);
+    const data = (body as { data?: unknown }).data;
+    if (typeof data === "object" && data !== null && Object.prototype.hasOwnProperty.call(data, key)) return (data as Record<string, unknown>)[key];
+    if (Object.prototype.hasOwnProperty.call(body, key)) return (body as Record<string, unknown>)[key];
+    throw new ClientError(response.status, "BAD_RESPONSE", `the answer has no ${key}`);
+  }
+
+  async function getInfo(): Promise<ClientNodeInfo> {
+    const response = await call("GET", "/api/v1/info");
+    const body = await readJson(response);
+    const data = typeof body === "object" && body !== null ? (body as { data?: unknown }).data : undefined;
+    if (typeof data !== "object" || data === null) throw new ClientError(200, "BAD_RESPONSE", "the info answer has no data");
+    const info = data as Partial<ClientNodeInfo>;
+    if (typeof info.networkId !== "string" || typeof info.minPoWScore !== "number") throw new ClientError(200, "BAD_RESPONSE", "the info answer lacks networkId or minPoWScore");
+    return info as ClientNodeInfo;
+  }
+
+  async function getTips(): Promise<string[]> {
+    const ids = await field(await call("GET", "/api/v1/tips"), "tipMessageIds");
+    if (!Array.isArray(ids) || !ids.every((t) => typeof t === "string")) throw new ClientError(200, "BAD_RESPONSE", "tipMessageIds is not a list of ids");
+    return ids as string[];
+  }
+
+  async function post(body: Uint8Array | string, contentType: string, signal: AbortSignal | undefined): Promise<string> {
+    const response = await call("POST", "/api/v1/messages", { body: body as BodyInit, contentType, signal });
+    const id = await field(response, "messageId");
+    if (typeof id !== "string") throw new ClientError(response.status, "BAD_RESPONSE", "messageId is not a string");
+    return id;
+  }
+
+  async function completeLocally(partial: PartialMessage, submit: SubmitMessageOptions): Promise<Message> {
+    const hasNonce = partial.nonce !== undefined && partial.nonce !== 0n;
+    const hasNetwork = partial.networkId !== undefined && partial.networkId !== 0n;
+    if (hasNonce && !hasNetwork) throw new ProtocolError("INVALID_ARGUMENT", "a message with a nonce must carry its networkId", { path: "networkId" });
+    const needInfo = !hasNetwork || !hasNonce;
+    const info = needInfo ? await getInfo() : undefined;
+    let parents = partial.parents;
+    if (parents === undefined || parents.length === 0) {
+      const tips = (await getTips()).slice(0, MAX_PARENTS).map((t, i) => fromHex(t, `tipMessageIds[${i}]`, 32)).sort(compareBytes);
+      parents = tips.filter((p, i) => i === 0 || compareBytes(tips[i - 1]!, p) !== 0);
+      if (parents.length === 0) throw new ClientError(200, "BAD_RESPONSE", "the node has no tips");
+    }
+    const message: Message = { networkId: hasNetwork ? partial.networkId! : networkIdOf(info!.networkId), parents, nonce: hasNonce ? partial.nonce! : 0n };
+    if (partial.payload !== undefined) message.payload = partial.payload;
+    if (hasNonce) return message;
+    const bytes = encodeMessage(message);
+    const powOptions: { minScore: number; signal?: AbortSignal; onProgress?: (p: { hashes: number; elapsedMs: number }) => void; workers?: number } = { minScore: info!.minPoWScore };
+    if (submit.signal !== undefined) powOptions.signal = submit.signal;
+    if (submit.onProgress !== undefined) powOptions.onProgress = submit.onProgress;
+    if (options.miner !== undefined) message.nonce = await options.miner.mine(bytes, powOptions);
+    else {
+      if (options.powWorkers !== undefined) powOptions.workers = options.powWorkers;
+      message.nonce = await mineNonce(bytes, powOptions);
+    }
+    return message;
+  }
+
+  return {
+    baseUrl: base,
+    get jwt() {
+      return jwt;
+    },
+    setJwt(value: string | undefined): void {
+      jwt = value;
+    },
+    async requestNonce(identityId: string): Promise<string> {
+      const nonce = await field(await call("GET", `/authentication/prove-ownership/${encodeURIComponent(identityId)}`), "nonce");
+      if (typeof nonce !== "string") throw new ClientError(200, "BAD_RESPONSE", "the nonce is not a string");
+      return nonce;
+    },
+    async proveOwnership(identityId: string, secretKeyBase58: string): Promise<string> {
+      const nonce = await this.requestNonce(identityId);
+      const signedNonce = signNonce(nonce, secretKeyBase58);
+      const response = await call("POST", `/authentication/prove-ownership/${encodeURIComponent(identityId)}`, {
+        body: JSON.stringify({ signedNonce }),
+        contentType: "application/json",
+      });
+      const token = await field(response, "jwt");
+      if (typeof token !== "string") throw new ClientError(200, "BAD_RESPONSE", "the jwt is not a string");
+      jwt = token;
+      return token;
+    },
+    async submitMessage(input: SubmittableMessage, submit: SubmitMessageOptions = {}): Promise<string> {
+      if (input instanceof Uint8Array) return post(input, "application/octet-stream", submit.signal);
+      if (typeof input !== "object" || input === null) throw new ProtocolError("INVALID_ARGUMENT", "expected a message (JSON, model or bytes)", { path: "" });
+      const partial: PartialMessage = isModel(input) ? (input as PartialMessage) : partialMessageFromJson(input);
+      if (submit.localPow !== true) return post(JSON.stringify(partialToJson(partial)), "application/json", submit.signal);
+      const message = await completeLocally(partial, submit);
+      // messageToJson keeps a mined nonce of 0, which the partial form would drop as "missing".
+      if (submit.format === "json") return post(JSON.stringify(messageToJson(message)), "application/json", submit.signal);
+      return post(encodeMessage(message), "application/octet-stream", submit.signal);
+    },
+    async getMessage(messageId: string): Promise<Message> {
+      return messageFromJson(await this.getMessageJson(messageId));
+    },
+    async getMessageJson(messageId: string): Promise<MessageJson> {
+      const body = await readJson(await call("GET", `/api/v1/messages/${messageIdArg(messageId)}`));
+      const data = typeof body === "object" && body !== null ? (body as { data?: unknown }).data : undefined;
+      if (typeof data !== "object" || data === null) throw new ClientError(200, "BAD_RESPONSE", "the message answer has no data");
+      return data as MessageJson;
+    },
+    async getMessageRaw(messageId: string): Promise<Uint8Array> {
+      return readBytes(await call("GET", `/api/v1/messages/${messageIdArg(messageId)}/raw`, { accept: "application/octet-stream" }));
+    },
+    getInfo,
+    getTips,
+  };
+}
