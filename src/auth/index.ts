@@ -1,0 +1,50 @@
+// chrysalis-core/auth: prove-ownership authentication (PROTOCOL.md §7) for clients and servers.
+// Nonces and their proof, the nonce store, identities and DID keys, JWTs, Bearer headers, and the service step joining them.
+export { AuthError, AUTH_ERROR_STATUS, wwwAuthenticate, type AuthErrorCode, type AuthStatus } from "./errors.js";
+export {
+  createNonce,
+  isNonce,
+  hashNonce,
+  signNonce,
+  verifySignedNonce,
+  parseSignedNonce,
+  publicKeyFromSecretKey,
+  generateIdentityKeyPair,
+  NONCE_BYTES,
+  NONCE_LENGTH,
+  SIGNED_NONCE_LENGTH,
+} from "./nonce.js";
+export {
+  MemoryNonceStore,
+  DEFAULT_NONCE_TTL_SECONDS,
+  DEFAULT_MAX_NONCES_PER_IDENTITY,
+  DEFAULT_MAX_NONCES_TOTAL,
+  type NonceStore,
+  type MemoryNonceStoreOptions,
+} from "./store.js";
+export {
+  validateIdentityId,
+  MemoryIdentityRegistry,
+  publicKeyFromDidDocument,
+  publicKeysFromDidDocument,
+  MAX_IDENTITY_ID_LENGTH,
+  type IdentityResolver,
+} from "./identity.js";
+export {
+  createHs256Jwt,
+  createEdDsaJwt,
+  parseDuration,
+  DEFAULT_JWT_LIFETIME_SECONDS,
+  DEFAULT_CLOCK_TOLERANCE_SECONDS,
+  MIN_HS256_SECRET_BYTES,
+  MAX_TOKEN_LENGTH,
+  type JwtClaims,
+  type JwtService,
+  type LocalJwtService,
+  type JwtOptions,
+  type Hs256JwtOptions,
+  type EdDsaJwtOptions,
+} from "./jwt.js";
+export { bearerToken, authHeaders, MAX_AUTHORIZATION_HEADER_LENGTH, type HeaderBag } from "./headers.js";
+export { createProveOwnership, type ProveOwnership, type ProveOwnershipOptions } from "./prove.js";
+export { authBackend } from "./primitives.js";
