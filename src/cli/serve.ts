@@ -1,0 +1,113 @@
+// `chrysalis serve`: a node over HTTP (node API v1 + prove-ownership), with optional genesis ledger and upstream.
+import { parseArgs } from "node:util";
+import { readFile } from "node:fs/promises";
+import { TOTAL_SUPPLY } from "../bytes/limits.js";
+import { parseBech32Address } from "../crypto/index.js";
+import { outputId } from "../model/ids.js";
+import { MemoryLedger, UpstreamStore, type NodeOptions } from "../node/index.js";
+import type { Command } from "./commands.js";
+import { UsageError, write } from "./io.js";
+import { loadIdentityRegistry, startNode, type SetupOptions } from "./setup.js";
+
+export const GENESIS_TRANSACTION_ID = "0".repeat(64);
+
+export const serveCommand: Command = {
+  summary: "run a node: POST /api/v1/messages, prove-ownership, info, tips, messages",
+  usage: `chrysalis serve [options]
+
+Options:
+  --host <host>              listen address (default 127.0.0.1)
+  --port <port>              port (default 14265; 0 picks a free one)
+  --network <name>           network name; its id is derived from it (default chrysalis-devnet)
+  --min-pow-score <n>        minimum PoW score (default 4000)
+  --workers <n>              PoW worker threads (default: available cores)
+  --no-pow                   do not mine for submitters (a message without nonce answers 503)
+  --jwt-secret-file <file>   HS256 secret (≥ 32 bytes) for the JWTs; also CHRYSALIS_JWT_SECRET
+  --jwt-ed25519-key-file <f> Base58 Ed25519 seed to sign EdDSA JWTs instead
+  --jwt-lifetime <d>         JWT lifetime: seconds or "15m", "2h", "1d" (default 1h)
+  --identities <file>        identity registry: {"<id>": "<public key hex|Base58>" | DID document, …}
+  --open-submit              accept messages without a JWT even when JWTs are configured
+  --genesis <bech32>         keep a ledger with the total supply at this address (enables semantic checks)
+  --upstream <url>           forward accepted messages to this node (tips and info come from it)
+
+With a JWT secret, GET/POST /authentication/prove-ownership/:identityId are served and POST /api/v1/messages
+requires "Authorization: Bearer <jwt>" (unless --open-submit). Stops gracefully on SIGINT/SIGTERM.`,
+  async run(args) {
+    const { values } = parseArgs({
+      args,
+      options: {
+        host: { type: "string", default: "127.0.0.1" },
+        port: { type: "string", default: "14265" },
+        network: { type: "string" },
+        "min-pow-score": { type: "string" },
+        workers: { type: "string" },
+        "no-pow": { type: "boolean", default: false },
+        "jwt-secret-file": { type: "string" },
+        "jwt-ed25519-key-file": { type: "string" },
+        "jwt-lifetime": { type: "string" },
+        identities: { type: "string" },
+        "open-submit": { type: "boolean", default: false },
+        genesis: { type: "string" },
+        upstream: { type: "string" },
+      },
+      strict: true,
+    });
+    const port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError("--port takes 0 .. 65535");
+    const options: SetupOptions = { host: values.host!, port };
+    let network = values.network;
+    let minScore = values["min-pow-score"] === undefined ? undefined : Number(values["min-pow-score"]);
+    if (minScore !== undefined && (!Number.isFinite(minScore) || minScore < 0)) throw new UsageError("--min-pow-score takes a number ≥ 0");
+    if (values.upstream !== undefined) {
+      const store = new UpstreamStore(values.upstream);
+      const info = await store.info();
+      options.store = store;
+      if (network !== undefined && network !== info.networkId) throw new UsageError(`--network ${network} differs from the upstream's ${info.networkId}`);
+      network = info.networkId;
+      minScore ??= info.minPoWScore;
+      options.bech32Hrp = info.bech32HRP;
+    }
+    if (network !== undefined) options.network = network;
+    if (minScore !== undefined) options.minPoWScore = minScore;
+    if (values["no-pow"]) options.pow = false;
+    else if (values.workers !== undefined) {
+      const workers = Number(values.workers);
+      if (!Number.isInteger(workers) || workers < 1 || workers > 256) throw new UsageError("--workers takes a whole number 1 .. 256");
+      options.pow = { workers };
+    }
+    if (values.genesis !== undefined) {
+      const { address } = parseBech32Address(values.genesis);
+      const ledger = new MemoryLedger();
+      ledger.add(outputId(GENESIS_TRANSACTION_ID, 0), { type: 0, address: { type: 0, address }, amount: TOTAL_SUPPLY });
+      options.ledger = ledger as NonNullable<NodeOptions["ledger"]>;
+    }
+    const readSecret = async (file: string): Promise<string> => {
+      try {
+        return (await readFile(file, "utf8")).trim();
+      } catch (error) {
+        throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+      }
+    };
+    if (values["jwt-ed25519-key-file"] !== undefined) options.jwtEd25519Seed = await readSecret(values["jwt-ed25519-key-file"]);
+    else if (values["jwt-secret-file"] !== undefined) options.jwtSecret = await readSecret(values["jwt-secret-file"]);
+    else if (process.env.CHRYSALIS_JWT_SECRET !== undefined && process.env.CHRYSALIS_JWT_SECRET !== "") options.jwtSecret = process.env.CHRYSALIS_JWT_SECRET;
+    if (values["jwt-lifetime"] !== undefined) options.jwtLifetime = /^\d+$/.test(values["jwt-lifetime"]) ? Number(values["jwt-lifetime"]) : values["jwt-lifetime"];
+    if (values.identities !== undefined) options.registry = await loadIdentityRegistry(values.identities);
+    if (values["open-submit"]) options.requireJwtForSubmit = false;
+
+    const setup = await startNode(options);
+    const info = setup.node.info;
+    write(`chrysalis node listening on ${setup.server.url} (network ${info.networkId}, min PoW score ${info.minPoWScore}${setup.jwt ? ", JWT required to submit" : ""})`);
+    await new Promise<void>((resolve) => {
+      const stop = (): void => {
+        process.off("SIGINT", stop);
+        process.off("SIGTERM", stop);
+        write("shutting down: letting in-flight requests finish …");
+        setup.close().then(resolve, resolve);
+      };
+      process.on("SIGINT", stop);
+      process.on("SIGTERM", stop);
+    });
+    write("stopped");
+  },
+};
