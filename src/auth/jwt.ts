@@ -148,8 +148,9 @@ function buildService(verifier: Verifier, signingKey: () => Promise<Uint8Array |
     if (token.length > MAX_TOKEN_LENGTH) refuse("TOKEN_MALFORMED", `token longer than ${MAX_TOKEN_LENGTH} characters`, "token");
     const first = token.indexOf(".");
     const second = first < 0 ? -1 : token.indexOf(".", first + 1);
-    if (first <= 0 || second <= first + 1 || second === token.length - 1 || token.indexOf(".", second + 1) >= 0) {
-      refuse("TOKEN_MALFORMED", "a JWT has three non-empty dot-separated segments", "token");
+    // An empty signature is left to the algorithm check, so that `alg: none` is reported as what it is.
+    if (first <= 0 || second <= first + 1 || token.indexOf(".", second + 1) >= 0) {
+      refuse("TOKEN_MALFORMED", "a JWT is a header, claims and a signature separated by dots", "token");
     }
     const header = jsonSegment(token, 0, first, "header");
     if (header.alg !== alg) refuse("TOKEN_ALGORITHM_NOT_ALLOWED", `only ${alg} tokens are accepted`, "header.alg");
