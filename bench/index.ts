@@ -1,13 +1,16 @@
 // `npm run bench`: runs every suite in one process and prints (and saves) the table.
 // A suite is a module under bench/ whose default export returns rows; add it to SUITES.
 import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import { type Row, toMarkdown } from "./harness.js";
+import { toSvg } from "./report.js";
 
 type Suite = () => Promise<Row[]>;
 
 const SUITES: Record<string, () => Promise<{ default: Suite }>> = {
   // codec: () => import("./codec.bench.js"),
   hashing: () => import("./hashing.bench.js"),
+  node: () => import("./node.bench.js"),
 };
 
 const only = process.argv.slice(2);
@@ -22,5 +25,10 @@ for (const [name, load] of Object.entries(SUITES)) {
 }
 const table = toMarkdown(rows);
 mkdirSync("bench/results", { recursive: true });
-writeFileSync("bench/results/latest.md", `# Benchmark results\n\nNode ${process.version}, ${new Date().toISOString()}\n\n${table}\n`);
-console.log(`\n${table}\n\nwritten to bench/results/latest.md`);
+// A partial run (`npm run bench -- pow`) writes its own files so that it does not overwrite the full report.
+const stem = only.length > 0 ? `latest-${only.join("-")}` : "latest";
+const svg = toSvg(rows, `chrysalis-core benchmarks (Node ${process.version}, ${os.cpus().length} cores)`);
+if (svg !== undefined) writeFileSync(`bench/results/${stem}.svg`, svg);
+const chart = svg === undefined ? "" : `\n\n![hash rate by worker count; codec against iota.js](${stem}.svg)\n`;
+writeFileSync(`bench/results/${stem}.md`, `# Benchmark results\n\nNode ${process.version}, ${os.cpus()[0]?.model ?? "unknown CPU"} × ${os.cpus().length}, ${new Date().toISOString()}\n\n${table}\n${chart}`);
+console.log(`\n${table}\n\nwritten to bench/results/${stem}.md${svg === undefined ? "" : ` and bench/results/${stem}.svg`}`);

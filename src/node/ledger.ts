@@ -42,21 +42,6 @@ export function dustCapacity(allowance: number): number {
   return Math.min(Math.floor(allowance / DUST_ALLOWANCE_DIVISOR), MAX_DUST_OUTPUTS_PER_ADDRESS);
 }
 
-/** Reads whatever verifyTransactionSignatures reports (a boolean, a result object, or a thrown ProtocolError) as one error or none. */
-function signatureFailure(result: unknown): ProtocolError | undefined {
-  if (result === true) return undefined;
-  if (result === false) return new NodeError("INVALID_SIGNATURE", "a signature unlock block does not unlock its input", { path: "payload.unlockBlocks" });
-  if (typeof result === "object" && result !== null) {
-    const r = result as { valid?: unknown; code?: unknown; path?: unknown; index?: unknown; message?: unknown };
-    if (r.valid === true) return undefined;
-    const path = typeof r.path === "string" ? (r.path.startsWith("payload") ? r.path : `payload.${r.path}`) : "payload.unlockBlocks";
-    const code = typeof r.code === "string" && r.code.includes("ADDRESS") ? "ADDRESS_MISMATCH" : "INVALID_SIGNATURE";
-    const message = typeof r.message === "string" ? r.message : code === "ADDRESS_MISMATCH" ? "a public key does not match the address of the output it unlocks" : "a signature does not verify";
-    return new NodeError(code, message, { path });
-  }
-  return new NodeError("INVALID_SIGNATURE", "the signatures could not be checked", { path: "payload.unlockBlocks" });
-}
-
 /**
  * Runs the semantic rules on a transaction: each input's output exists and is unspent, the amounts balance,
  * the unlock blocks unlock (addresses match, signatures verify), and the dust rule (when the resolver keeps dust state).
@@ -80,15 +65,9 @@ export async function checkTransaction(payload: TransactionPayload, resolver: Ut
   // Both sums stay below 2^53: each side is at most 127 amounts ≤ the total supply (< 2^52).
   if (inSum !== outSum) throw new NodeError("AMOUNTS_DIFFER", `inputs sum to ${inSum} but outputs to ${outSum}`, { path: OUTPUTS_PATH });
 
-  let result: unknown;
-  try {
-    result = verifyTransactionSignatures(payload, (_input: UtxoInput, index: number) => consumed[index]?.address.address);
-  } catch (error) {
-    if (error instanceof ProtocolError) throw error;
-    throw new NodeError("INVALID_SIGNATURE", "the signatures could not be checked", { path: "payload.unlockBlocks" });
-  }
-  const failure = signatureFailure(result);
-  if (failure !== undefined) throw failure;
+  // Paths of the result are relative to the transaction payload; in a message it sits at "payload".
+  const result = verifyTransactionSignatures(payload, (_input: UtxoInput, index: number) => consumed[index]?.address.address);
+  if (!result.valid) throw new ProtocolError(result.code, result.message, { path: `payload.${result.path}` });
 
   if (resolver.dust !== undefined) await checkDust(payload, consumed, resolver.dust.bind(resolver));
 }

@@ -1,0 +1,255 @@
+// The submission pipeline without HTTP: the tip set, auto-fill, the rules it adds (network id, PoW, nonce without
+// networkId), the semantic checks against a ledger (inputs, balance, signatures, dust), and "nothing stored on rejection".
+import { describe, expect, it } from "vitest";
+import { compareBytes } from "../src/bytes/bytes.js";
+import { toHex } from "../src/bytes/hex.js";
+import { TOTAL_SUPPLY } from "../src/bytes/limits.js";
+import { ProtocolError } from "../src/bytes/errors.js";
+import { messageId, networkId, outputId, transactionId } from "../src/model/ids.js";
+import { payloadToJson } from "../src/model/json.js";
+import { buildTransactionPayload } from "../src/model/transaction.js";
+import type { Message, TransactionPayload } from "../src/model/types.js";
+import { powScore } from "../src/pow/index.js";
+import { createNode, MemoryLedger, MemoryStore, NodeError, ZERO_MESSAGE_ID, type ChrysalisNode } from "../src/node/index.js";
+import { GENESIS_TX, genesisLedger, wallet, type Wallet } from "./node-helpers.js";
+
+const NETWORK = "chrysalis-test";
+const id32 = (byte: number): Uint8Array => new Uint8Array(32).fill(byte);
+const stored = (parents: Uint8Array[], tag: string): { id: string; bytes: Uint8Array; message: Message } => {
+  const message: Message = { networkId: 1n, parents, payload: { type: 2, index: new TextEncoder().encode(tag), data: new Uint8Array(0) }, nonce: 0n };
+  return { id: toHex(id32(tag.charCodeAt(0))), bytes: new Uint8Array(0), message };
+};
+
+async function rejects(work: Promise<unknown>, code: string, path?: string): Promise<ProtocolError> {
+  const error = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, "expected a rejection").toBeInstanceOf(ProtocolError);
+  expect((error as ProtocolError).code).toBe(code);
+  if (path !== undefined) expect((error as ProtocolError).path).toBe(path);
+  return error as ProtocolError;
+}
+
+describe("the memory store keeps a real tip set", () => {
+  it("a fresh store's only tip is the zero message id (the genesis entry point)", async () => {
+    expect(await new MemoryStore().tips(8)).toEqual([ZERO_MESSAGE_ID]);
+  });
+
+  it("a stored message becomes a tip and its parents stop being tips", async () => {
+    const store = new MemoryStore();
+    const a = stored([id32(0)], "a");
+    await store.put(a);
+    expect(store.allTips()).toEqual([a.id]);
+    const b = stored([id32(0x61)], "b");
+    const c = stored([id32(0x61)], "c");
+    await store.put(b);
+    await store.put(c);
+    expect(store.allTips().sort()).toEqual([b.id, c.id].sort());
+    const d = stored([id32(0x62), id32(0x63)], "d");
+    await store.put(d);
+    expect(store.allTips()).toEqual([d.id]);
+  });
+
+  it("a message whose child is already stored never becomes a tip", async () => {
+    const store = new MemoryStore();
+    const child = stored([id32(0x78)], "c");
+    await store.put(child);
+    await store.put(stored([id32(0)], "x"));
+    expect(store.allTips()).toEqual([child.id]);
+  });
+
+  it("the tip set is bounded (oldest dropped) and tips(max) returns at most max distinct tips", async () => {
+    const store = new MemoryStore({ entryPoints: [], maxTips: 5 });
+    for (let i = 0; i < 10; i++) await store.put(stored([id32(200)], String.fromCharCode(0x41 + i)));
+    expect(store.allTips()).toHaveLength(5);
+    const picked = await store.tips(3);
+    expect(new Set(picked).size).toBe(3);
+    for (const t of picked) expect(store.allTips()).toContain(t);
+  });
+
+  it("storing the same id twice is a no-op", async () => {
+    const store = new MemoryStore();
+    const a = stored([id32(0)], "a");
+    expect(await store.put(a)).toBe(true);
+    expect(await store.put(a)).toBe(false);
+    expect(store.size).toBe(1);
+  });
+});
+
+describe("auto-fill: missing or zero networkId, missing parents, missing or zero nonce", () => {
+  it("fills all three; parents are sorted, unique tips; the nonce reaches the node's score", async () => {
+    const store = new MemoryStore({ entryPoints: [toHex(id32(9)), toHex(id32(3)), toHex(id32(7))] });
+    const node = createNode({ network: NETWORK, minPoWScore: 50, store, pow: { workers: 1 } });
+    try {
+      const result = await node.submitMessage({ networkId: "0", nonce: "0", payload: { type: 2, index: "6869", data: "" } });
+      expect(result.stored).toBe(true);
+      expect(result.message.networkId).toBe(networkId(NETWORK));
+      expect(result.message.parents.map(toHex)).toEqual([id32(3), id32(7), id32(9)].map(toHex));
+      expect(powScore(result.bytes)).toBeGreaterThanOrEqual(50);
+      expect(messageId(result.bytes)).toBe(result.messageId);
+      expect(store.allTips()).toEqual([result.messageId]);
+    } finally {
+      await node.close();
+    }
+  });
+
+  it("more than 8 tips: 8 are taken, sorted", async () => {
+    const store = new MemoryStore({ entryPoints: Array.from({ length: 12 }, (_, i) => toHex(id32(i + 1))) });
+    const node = createNode({ network: NETWORK, minPoWScore: 1, store, pow: { workers: 1 } });
+    try {
+      const { message } = await node.submitMessage({ payload: null });
+      expect(message.parents).toHaveLength(8);
+      for (let i = 1; i < 8; i++) expect(compareBytes(message.parents[i - 1]!, message.parents[i]!)).toBeLessThan(0);
+    } finally {
+      await node.close();
+    }
+  });
+
+  it("a model submission (submitModel) is filled the same way", async () => {
+    const node = createNode({ network: NETWORK, minPoWScore: 1, pow: { workers: 1 } });
+    try {
+      const result = await node.submitModel({ payload: { type: 2, index: new Uint8Array([1]), data: new Uint8Array([2]) } });
+      expect(result.message.parents.map(toHex)).toEqual([ZERO_MESSAGE_ID]);
+    } finally {
+      await node.close();
+    }
+  });
+});
+
+describe("the node's own rules", () => {
+  const node = createNode({ network: NETWORK, minPoWScore: 1e9, pow: false });
+
+  it("a nonce without a networkId is refused", async () => {
+    await rejects(node.submitMessage({ nonce: "5", payload: null }), "NONCE_WITHOUT_NETWORK_ID", "networkId");
+  });
+
+  it("another network's id is refused", async () => {
+    await rejects(node.submitMessage({ networkId: networkId("other").toString(), payload: null }), "WRONG_NETWORK_ID", "networkId");
+  });
+
+  it("a nonce below the minimum score is refused (400) and a missing nonce with PoW disabled is 503 naming nonce", async () => {
+    const weak = await rejects(node.submitMessage({ networkId: networkId(NETWORK).toString(), parentMessageIds: [ZERO_MESSAGE_ID], payload: null, nonce: "1" }), "INSUFFICIENT_POW", "nonce");
+    expect((weak as NodeError).status).toBe(400);
+    const missing = await rejects(node.submitMessage({ payload: null }), "CANNOT_FILL", "nonce");
+    expect((missing as NodeError).status).toBe(503);
+  });
+
+  it("syntactic rules run with JSON paths (unsorted parents)", async () => {
+    await rejects(node.submitMessage({ networkId: networkId(NETWORK).toString(), parentMessageIds: [toHex(id32(2)), toHex(id32(1))], payload: null, nonce: "1" }), "NOT_SORTED");
+  });
+
+  it("raw bytes that do not decode are refused with an offset", async () => {
+    const error = await rejects(node.submitMessage(new Uint8Array(10)), "LENGTH_OUT_OF_RANGE");
+    expect(error).toBeInstanceOf(ProtocolError);
+  });
+
+  it("nothing was stored by any of these", async () => {
+    expect((node.store as MemoryStore).size).toBe(0);
+    expect(node.stats()).toMatchObject({ accepted: 0 });
+    expect(node.stats().rejected).toBeGreaterThanOrEqual(5);
+  });
+});
+
+function spend(owner: Wallet, outputs: { address: Uint8Array; amount: number; type?: 0 | 1 }[], input = { tx: GENESIS_TX, index: 0 }): TransactionPayload {
+  return buildTransactionPayload({
+    inputs: [{ transactionId: input.tx, transactionOutputIndex: input.index, seed: owner.seed }],
+    outputs: outputs.map((o) => ({ type: o.type ?? 0, address: { type: 0, address: o.address }, amount: o.amount })),
+  });
+}
+
+describe("semantic checks against the ledger", () => {
+  const owner = wallet();
+  const other = wallet();
+  const make = (ledger: MemoryLedger): ChrysalisNode => createNode({ network: NETWORK, minPoWScore: 1, ledger, pow: { workers: 1 } });
+
+  it("a valid spend is stored and applied: its outputs exist, the input is spent", async () => {
+    const ledger = genesisLedger(owner);
+    const node = make(ledger);
+    try {
+      const payload = spend(owner, [
+        { address: other.address, amount: 1_000_000 },
+        { address: owner.address, amount: TOTAL_SUPPLY - 1_000_000 },
+      ]);
+      await node.submitMessage({ payload: payloadToJson(payload) });
+      expect((await ledger.output(outputId(GENESIS_TX, 0)))?.spent).toBe(true);
+      expect(ledger.unspent(other.address)).toHaveLength(1);
+      expect(ledger.unspent(other.address)[0]!.outputId.startsWith(transactionId(payload))).toBe(true);
+      // The same output again: a double spend.
+      await rejects(node.submitMessage({ payload: payloadToJson(spend(owner, [{ address: other.address, amount: TOTAL_SUPPLY }])) }), "INPUT_SPENT", "payload.essence.inputs[0]");
+    } finally {
+      await node.close();
+    }
+  });
+
+  it("an unknown input is refused", async () => {
+    const node = make(genesisLedger(owner));
+    try {
+      await rejects(node.submitMessage({ payload: payloadToJson(spend(owner, [{ address: other.address, amount: 5 }], { tx: "11".repeat(32), index: 0 })) }), "INPUT_NOT_FOUND", "payload.essence.inputs[0]");
+    } finally {
+      await node.close();
+    }
+  });
+
+  it("inputs and outputs must sum to the same amount", async () => {
+    const node = make(genesisLedger(owner));
+    try {
+      await rejects(node.submitMessage({ payload: payloadToJson(spend(owner, [{ address: other.address, amount: 1_000_000 }])) }), "AMOUNTS_DIFFER", "payload.essence.outputs");
+    } finally {
+      await node.close();
+    }
+  });
+
+  it("a key that does not own the address is refused (ADDRESS_MISMATCH), nothing stored, ledger unchanged", async () => {
+    const ledger = genesisLedger(owner);
+    const node = make(ledger);
+    try {
+      await rejects(node.submitMessage({ payload: payloadToJson(spend(other, [{ address: other.address, amount: TOTAL_SUPPLY }])) }), "ADDRESS_MISMATCH", "payload.unlockBlocks[0].signature.publicKey");
+      expect((node.store as MemoryStore).size).toBe(0);
+      expect((await ledger.output(outputId(GENESIS_TX, 0)))?.spent).toBe(false);
+    } finally {
+      await node.close();
+    }
+  });
+
+  it("a signature that does not verify is refused", async () => {
+    const node = make(genesisLedger(owner));
+    try {
+      const payload = spend(owner, [{ address: other.address, amount: TOTAL_SUPPLY }]);
+      const block = payload.unlockBlocks[0]!;
+      if (block.type !== 0) throw new Error("expected a signature unlock block");
+      block.signature.signature[0]! ^= 1;
+      await rejects(node.submitMessage({ payload: payloadToJson(payload) }), "INVALID_SIGNATURE", "payload.unlockBlocks[0].signature.signature");
+    } finally {
+      await node.close();
+    }
+  });
+
+  it("dust rule: a dust output needs an address's dust allowance (one per 100 000, at most 100)", async () => {
+    const node = make(genesisLedger(owner));
+    try {
+      await rejects(
+        node.submitMessage({ payload: payloadToJson(spend(owner, [{ address: other.address, amount: 999_999 }, { address: owner.address, amount: TOTAL_SUPPLY - 999_999 }])) }),
+        "DUST_RULE",
+      );
+      // With a dust allowance of 1 Mi at the same address in the same transaction, ten dust outputs are allowed; send one.
+      const ok = spend(owner, [
+        { address: other.address, amount: 1_000_000, type: 1 },
+        { address: other.address, amount: 999_999 },
+        { address: owner.address, amount: TOTAL_SUPPLY - 1_999_999 },
+      ]);
+      const result = await node.submitMessage({ payload: payloadToJson(ok) });
+      expect(result.stored).toBe(true);
+    } finally {
+      await node.close();
+    }
+  });
+});
+
+describe("errors carry an HTTP status", () => {
+  it("NodeError statuses by code", () => {
+    expect(new NodeError("CANNOT_FILL", "x").status).toBe(503);
+    expect(new NodeError("WRONG_NETWORK_ID", "x").status).toBe(400);
+    expect(new NodeError("BODY_TOO_LARGE", "x").status).toBe(413);
+  });
+});
