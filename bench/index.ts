@@ -11,6 +11,7 @@ const SUITES: Record<string, () => Promise<{ default: Suite }>> = {
   // codec: () => import("./codec.bench.js"),
   hashing: () => import("./hashing.bench.js"),
   node: () => import("./node.bench.js"),
+  auth: () => import("./auth.bench.js"),
 };
 
 const only = process.argv.slice(2);
