@@ -2,6 +2,7 @@
 // disagreeing tokens refused; the client helper sends both. Ends with a real HTTP round trip on 127.0.0.1.
 import { createServer, request, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AuthError, authHeaders, bearerToken, createHs256Jwt, wwwAuthenticate, type HeaderBag } from "../src/auth/index.js";
 
@@ -63,6 +64,18 @@ describe("servers accept Authorization or Authentication, names and Bearer schem
     joined.append("authorization", "Bearer t2");
     expect(outcome(joined)).toEqual(MALFORMED);
     expect(outcome(new Headers())).toEqual(MISSING);
+  });
+
+  it("arbitrary header records give a token or an AuthError, never a crash", () => {
+    const value = fc.oneof(fc.string(), fc.constantFrom("Bearer t1", "bearer t2", "Basic x", "Bearer"), fc.array(fc.string(), { maxLength: 3 }), fc.anything());
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom("authorization", "Authentication", "AUTHORIZATION", "x-other"), value), (headers) => {
+        const result = outcome(headers as Record<string, string>);
+        if ("token" in result) expect(result.token).toMatch(/^[A-Za-z0-9\-._~+/]+=*$/);
+        else expect([400, 401]).toContain(result.status);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it("something that is not headers is an INVALID_ARGUMENT", () => {

@@ -1,5 +1,6 @@
 // The nonce store and the prove-ownership step (PROTOCOL.md §7, issue #4): expiry, single use, several outstanding per identity,
 // bounds, no enumeration of identities, and the failures each with its status. Clocks are injected; nothing sleeps.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   AuthError,
@@ -307,5 +308,23 @@ describe("prove-ownership: failures carry HTTP-ready statuses", () => {
     });
     await expect(service.issueNonce("user-7")).resolves.toBeTypeOf("string");
     await rejects(service.issueNonce("did:iota:abc"), "INVALID_IDENTITY_ID", 400);
+  });
+});
+
+describe("prove-ownership: bad input never crashes", () => {
+  it("arbitrary identity ids and signedNonces give a JWT-free AuthError with a 4xx status", async () => {
+    const { service, alice } = setup();
+    await service.issueNonce(alice.id);
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.constant(alice.id), fc.string(), fc.anything()), fc.oneof(fc.stringMatching(/^[0-9a-f]{128}$/), fc.string(), fc.anything()), async (id, signed) => {
+        const error = await service.prove(id as string, signed as string).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(AuthError);
+        expect([400, 401]).toContain((error as AuthError).status);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
