@@ -8,8 +8,10 @@ import { toSvg } from "./report.js";
 type Suite = () => Promise<Row[]>;
 
 const SUITES: Record<string, () => Promise<{ default: Suite }>> = {
-  // codec: () => import("./codec.bench.js"),
+  codec: () => import("./codec.bench.js"),
   hashing: () => import("./hashing.bench.js"),
+  signatures: () => import("./signatures.bench.js"),
+  json: () => import("./json.bench.js"),
   node: () => import("./node.bench.js"),
   auth: () => import("./auth.bench.js"),
 };
