@@ -290,10 +290,12 @@ describe("bad tokens never crash, and we never accept what jose refuses", () => 
     );
   });
 
-  it("differential: any single-character mutation of a valid token that we accept, jose accepts too", async () => {
-    const jwt = createHs256Jwt({ secret: SECRET, clockTolerance: 0 });
+  it.each(["HS256", "EdDSA"] as const)("differential (%s): any single-character mutation of a valid token that we accept, jose accepts too", async (alg) => {
+    const keys = edKeys();
+    const jwt = alg === "HS256" ? createHs256Jwt({ secret: SECRET, clockTolerance: 0 }) : createEdDsaJwt({ privateKey: keys.secretKey, publicKey: keys.publicKey, clockTolerance: 0 });
+    const joseKey = alg === "HS256" ? SECRET : await importJWK({ kty: "OKP", crv: "Ed25519", x: Buffer.from(keys.publicKey).toString("base64url") }, "EdDSA");
     const token = await jwt.issue("did:iota:abc", { role: "holder" });
-    await jwtVerify(token, SECRET, { algorithms: ["HS256"] });
+    await jwtVerify(token, joseKey, { algorithms: [alg] });
     const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/ ";
     let accepted = 0;
     await fc.assert(
@@ -304,7 +306,7 @@ describe("bad tokens never crash, and we never accept what jose refuses", () => 
           () => true,
           () => false,
         );
-        const theirs = await jwtVerify(mutated, SECRET, { algorithms: ["HS256"] }).then(
+        const theirs = await jwtVerify(mutated, joseKey, { algorithms: [alg] }).then(
           () => true,
           () => false,
         );

@@ -10,8 +10,8 @@ export {
   parseSignedNonce,
   publicKeyFromSecretKey,
   generateIdentityKeyPair,
-  NONCE_BYTES,
-  NONCE_LENGTH,
+  AUTH_NONCE_BYTES,
+  AUTH_NONCE_LENGTH,
   SIGNED_NONCE_LENGTH,
 } from "./nonce.js";
 export {

@@ -9,27 +9,27 @@ import { AuthError } from "./errors.js";
 import { randomFill, verifyEd25519Strict } from "./primitives.js";
 
 /** Random bytes in a nonce; its text is twice as many lowercase hex characters. */
-export const NONCE_BYTES = 20;
-export const NONCE_LENGTH = 2 * NONCE_BYTES;
+export const AUTH_NONCE_BYTES = 20;
+export const AUTH_NONCE_LENGTH = 2 * AUTH_NONCE_BYTES;
 /** Hex characters of a signedNonce (a 64-byte Ed25519 signature). */
 export const SIGNED_NONCE_LENGTH = 2 * ED25519_SIGNATURE_LENGTH;
 
 /** A fresh nonce: 20 bytes from the platform CSPRNG as 40 lowercase hex characters. */
 export function createNonce(): string {
-  return toHex(randomFill(new Uint8Array(NONCE_BYTES)));
+  return toHex(randomFill(new Uint8Array(AUTH_NONCE_BYTES)));
 }
 
 /** True when `nonce` has the nonce's shape: exactly 40 lowercase hex characters. */
 export function isNonce(nonce: unknown): nonce is string {
-  return isLowerHex(nonce, NONCE_BYTES);
+  return isLowerHex(nonce, AUTH_NONCE_BYTES);
 }
 
 /** SHA-256 of the nonce's UTF-8 bytes (the 32 bytes that get signed). Refuses anything but 40 lowercase hex characters. */
 export function hashNonce(nonce: string): Uint8Array {
   if (!isNonce(nonce)) throw new AuthError("INVALID_NONCE", "expected a nonce of 40 lowercase hex characters", { path: "nonce" });
   // Validated ASCII: each character is its own UTF-8 byte.
-  const text = new Uint8Array(NONCE_LENGTH);
-  for (let i = 0; i < NONCE_LENGTH; i++) text[i] = nonce.charCodeAt(i);
+  const text = new Uint8Array(AUTH_NONCE_LENGTH);
+  for (let i = 0; i < AUTH_NONCE_LENGTH; i++) text[i] = nonce.charCodeAt(i);
   return sha256(text);
 }
 
