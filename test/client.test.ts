@@ -10,16 +10,16 @@ import { indexationJson, startNode, type Running } from "./node-helpers.js";
 
 describe("the client sends what the server expects", () => {
   it("the JWT goes in Authorization and Authentication; the fetch is injectable", async () => {
-    const seen: { url: string; headers: Record<string, string> }[] = [];
+    const seen: { url: string; headers: Headers }[] = [];
     const fakeNetwork: typeof fetch = async (input, init) => {
-      seen.push({ url: String(input), headers: init?.headers as Record<string, string> });
+      seen.push({ url: String(input), headers: new Headers(init?.headers) });
       return new Response(JSON.stringify({ data: { tipMessageIds: ["ab".repeat(32)] } }), { status: 200, headers: { "content-type": "application/json" } });
     };
     const client = createClient("http://node.example:14265/", { fetch: fakeNetwork, jwt: "a.b.c" });
     expect(await client.getTips()).toEqual(["ab".repeat(32)]);
     expect(seen[0]!.url).toBe("http://node.example:14265/api/v1/tips");
-    expect(seen[0]!.headers.authorization).toBe("Bearer a.b.c");
-    expect(seen[0]!.headers.authentication).toBe("Bearer a.b.c");
+    expect(seen[0]!.headers.get("authorization")).toBe("Bearer a.b.c");
+    expect(seen[0]!.headers.get("authentication")).toBe("Bearer a.b.c");
   });
 
   it("a network failure is a ClientError with status 0 and code NETWORK_ERROR", async () => {
