@@ -1,6 +1,6 @@
 // The prove-ownership proof (PROTOCOL.md §7): nonce shape, SHA-256 of its text, Ed25519 over the raw digest, Base58 secrets.
 // Checked by properties, against node:crypto in both directions, and for the secret never leaking into errors.
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign as nodeSign, verify as nodeVerify } from "node:crypto";
+import { createHash, createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, sign as nodeSign, verify as nodeVerify } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -13,6 +13,7 @@ import {
   signNonce,
   verifySignedNonce,
 } from "../src/auth/index.js";
+import { hmacSha256, hmacSha256Js, verifyEd25519Strict, verifyEd25519StrictJs } from "../src/auth/primitives.js";
 import { base58Encode } from "../src/bytes/base58.js";
 import { ProtocolError } from "../src/bytes/errors.js";
 import { ed25519PublicKey } from "../src/crypto/ed25519.js";
@@ -229,5 +230,34 @@ describe("bad input never crashes: it verifies, or raises ProtocolError with a s
     expectProtocolError(() => verifySignedNonce(nonce, signed.slice(2), publicKey), "INVALID_SIGNED_NONCE", { path: "signedNonce" });
     expectProtocolError(() => verifySignedNonce(nonce, `${signed.slice(0, 127)}g`, publicKey), "INVALID_SIGNED_NONCE");
     expectProtocolError(() => verifySignedNonce(nonce, signed, publicKey.subarray(1)), "INVALID_PUBLIC_KEY", { path: "publicKey" });
+  });
+});
+
+describe("where node:crypto is missing, the pure-TypeScript paths decide the same", () => {
+  it("strict Ed25519: valid, bit-flipped and wrong-key proofs get the same verdict from both backends", () => {
+    fc.assert(
+      fc.property(seedArb, nonceBytesArb, fc.nat(511), fc.boolean(), (seed, bytes, bit, flip) => {
+        const digest = hashNonce(toHexString(bytes));
+        const signature = Buffer.from(signNonce(toHexString(bytes), base58Encode(seed)), "hex");
+        const sig = flip ? flipBit(signature, bit) : new Uint8Array(signature);
+        const publicKey = ed25519PublicKey(seed);
+        expect(verifyEd25519StrictJs(publicKey, digest, sig)).toBe(verifyEd25519Strict(publicKey, digest, sig));
+        expect(verifyEd25519Strict(publicKey, digest, sig)).toBe(!flip);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("HMAC-SHA-256: both backends equal node:crypto's createHmac", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 100 }), fc.uint8Array({ maxLength: 300 }), (key, message) => {
+        const expected = createHmac("sha256", key).update(message).digest("hex");
+        expect(toHexString(hmacSha256(key)(message))).toBe(expected);
+        const js = hmacSha256Js(key);
+        expect(toHexString(js(message))).toBe(expected);
+        expect(toHexString(js(message))).toBe(expected); // the keyed state is reused, not consumed
+      }),
+      { numRuns: 100 },
+    );
   });
 });

@@ -54,7 +54,7 @@ export class AuthError extends ProtocolError {
  * e.g. `Bearer realm="chrysalis", error="invalid_token"`.
  */
 export function wwwAuthenticate(error: AuthError, realm = "chrysalis"): string {
-  const quoted = realm.replace(/[\\"]/g, "").slice(0, 128);
+  const quoted = realm.replace(/[\\"\x00-\x1f\x7f]/g, "").slice(0, 128);
   if (error.code === "MISSING_TOKEN") return `Bearer realm="${quoted}"`;
   const kind = error.status === 400 ? "invalid_request" : "invalid_token";
   return `Bearer realm="${quoted}", error="${kind}"`;

@@ -55,6 +55,11 @@ export function verifyEd25519Strict(publicKey: Uint8Array, message: Uint8Array, 
       return false;
     }
   }
+  return verifyEd25519StrictJs(publicKey, message, signature);
+}
+
+/** The pure-TypeScript strict verification used where node:crypto is missing; exposed to test it against the native one. */
+export function verifyEd25519StrictJs(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
   try {
     return ed.verify(signature, message, publicKey, { zip215: false });
   } catch {
@@ -72,6 +77,11 @@ export function hmacSha256(key: Uint8Array): (message: Uint8Array) => Uint8Array
       return new Uint8Array(mac.buffer, mac.byteOffset, mac.length);
     };
   }
+  return hmacSha256Js(key);
+}
+
+/** The pure-TypeScript HMAC used where node:crypto is missing; exposed to test it against the native one. */
+export function hmacSha256Js(key: Uint8Array): (message: Uint8Array) => Uint8Array {
   const keyed = hmac.create(nobleSha256, key);
   return (message) => keyed.clone().update(message).digest();
 }
