@@ -3,6 +3,7 @@
 import { parseArgs } from "node:util";
 import { readFile } from "node:fs/promises";
 import { base58Encode } from "../bytes/base58.js";
+import { ProtocolError } from "../bytes/errors.js";
 import { toHex } from "../bytes/hex.js";
 import { bech32Address, ed25519Address, ed25519PublicKey } from "../crypto/index.js";
 import { decodeMessage, encodeMessage } from "../model/codec.js";
@@ -127,12 +128,12 @@ Options (validate):
         const { message: m, bytes } = await readMessage(file);
         const score = powScore(bytes);
         if (values.network !== undefined && m.networkId !== networkId(values.network)) {
-          throw new UsageError(`invalid: networkId ${m.networkId} is not ${values.network}'s (${networkId(values.network)})`);
+          throw new ProtocolError("WRONG_NETWORK_ID", `invalid: networkId ${m.networkId} is not ${values.network}'s (${networkId(values.network)})`, { path: "networkId" });
         }
         if (values["min-score"] !== undefined) {
           const min = Number(values["min-score"]);
           if (!Number.isFinite(min) || min < 0) throw new UsageError("--min-score takes a number");
-          if (score < min) throw new UsageError(`invalid: PoW score ${Math.floor(score)} is below ${min}`);
+          if (score < min) throw new ProtocolError("INSUFFICIENT_POW", `invalid: PoW score ${Math.floor(score)} is below ${min}`, { path: "nonce" });
         }
         write(`valid ${messageId(bytes)} (${bytes.length} bytes, PoW score ${Math.floor(score)})`);
         return;
