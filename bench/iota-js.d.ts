@@ -27,4 +27,5 @@ declare module "@iota/iota.js" {
   export type IMessage = Record<string, unknown>;
   export function serializeMessage(writeStream: WriteStream, message: IMessage): void;
   export function deserializeMessage(readStream: ReadStream): IMessage;
+  export function serializeTransactionEssence(writeStream: WriteStream, essence: Record<string, unknown>): void;
 }

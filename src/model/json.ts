@@ -1,9 +1,24 @@
 // The node REST JSON form of a message (PROTOCOL.md §6, node API v1 / iota.js 1.8 IMessage) and the model, both ways.
 // Every shape error names its JSON path; the syntactic rules then run on the model and report JSON paths too.
 import { ProtocolError } from "../bytes/errors.js";
-import { fromHex, toHex } from "../bytes/hex.js";
+import { toHex } from "../bytes/hex.js";
 import {
   ED25519_ADDRESS_LENGTH,
+  ED25519_ADDRESS_TYPE,
+  ED25519_SIGNATURE_TYPE,
+  INDEXATION_PAYLOAD_TYPE,
+  MILESTONE_PAYLOAD_TYPE,
+  RECEIPT_PAYLOAD_TYPE,
+  REFERENCE_UNLOCK_BLOCK_TYPE,
+  SIG_LOCKED_DUST_ALLOWANCE_OUTPUT_TYPE,
+  SIG_LOCKED_SINGLE_OUTPUT_TYPE,
+  SIGNATURE_UNLOCK_BLOCK_TYPE,
+  TRANSACTION_ESSENCE_TYPE,
+  TRANSACTION_PAYLOAD_TYPE,
+  TREASURY_INPUT_TYPE,
+  TREASURY_OUTPUT_TYPE,
+  TREASURY_TRANSACTION_PAYLOAD_TYPE,
+  UTXO_INPUT_TYPE,
   ED25519_PUBLIC_KEY_LENGTH,
   ED25519_SIGNATURE_LENGTH,
   MAX_INPUTS,
@@ -160,7 +175,9 @@ export interface PartialMessage {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Reading unknown JSON: own properties only (a polluted Object.prototype cannot inject fields), paths built as we go.
+// Reading unknown JSON: own properties only (a polluted Object.prototype cannot inject fields).
+// The path is kept as a stack of segments and turned into text only when something is wrong, so a valid message
+// costs no string building.
 
 type Obj = Record<string, unknown>;
 const hasOwn = Object.prototype.hasOwnProperty;
@@ -170,12 +187,22 @@ const hasOwn = Object.prototype.hasOwnProperty;
 const MAX_HEX_CHARS = 2 * MAX_MESSAGE_LENGTH;
 const DECIMAL = /^[0-9]{1,20}$/;
 
-function where(path: string, key: string): string {
-  return path === "" ? key : `${path}.${key}`;
+const trail: (string | number)[] = [];
+
+/** The JSON path of the current position, plus `key` when given. */
+function here(key?: string | number): string {
+  let out = "";
+  const n = trail.length;
+  for (let i = 0; i <= n; i++) {
+    const segment = i < n ? trail[i] : key;
+    if (segment === undefined) continue;
+    out = typeof segment === "number" ? `${out}[${segment}]` : out === "" ? segment : `${out}.${segment}`;
+  }
+  return out;
 }
 
-function jsonError(path: string, message: string): ProtocolError {
-  return new ProtocolError("INVALID_JSON", message, { path });
+function fail(code: string, message: string, key?: string | number): never {
+  throw new ProtocolError(code, message, { path: here(key) });
 }
 
 function kindOf(value: unknown): string {
@@ -184,10 +211,8 @@ function kindOf(value: unknown): string {
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
-function object(value: unknown, path: string): Obj {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw jsonError(path, `expected an object, got ${kindOf(value)}`);
-  }
+function object(value: unknown, key?: string | number): Obj {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) fail("INVALID_JSON", `expected an object, got ${kindOf(value)}`, key);
   return value as Obj;
 }
 
@@ -195,208 +220,243 @@ function field(o: Obj, key: string): unknown {
   return hasOwn.call(o, key) ? o[key] : undefined;
 }
 
-function array(value: unknown, path: string, max: number): unknown[] {
-  if (!Array.isArray(value)) throw jsonError(path, `expected an array, got ${kindOf(value)}`);
-  if (value.length > max) {
-    throw new ProtocolError("COUNT_OUT_OF_RANGE", `at most ${max} elements allowed, got ${value.length}`, { path });
+function array(value: unknown, key: string, max: number): unknown[] {
+  if (!Array.isArray(value)) fail("INVALID_JSON", `expected an array, got ${kindOf(value)}`, key);
+  if (value.length > max) fail("COUNT_OUT_OF_RANGE", `at most ${max} elements allowed, got ${value.length}`, key);
+  return value;
+}
+
+function integer(o: Obj, key: string, max: number): number {
+  const value = field(o, key);
+  if (typeof value !== "number" || !Number.isInteger(value)) fail("INVALID_JSON", `expected an integer number, got ${kindOf(value)}`, key);
+  if (value < 0 || value > max) fail("VALUE_OUT_OF_RANGE", `expected 0 .. ${max}, got ${value}`, key);
+  return value;
+}
+
+/** The numeric `type` of an object, which must be `a` (or `b` when given). */
+function typeTag(o: Obj, a: number, b = a, c = a): number {
+  const value = field(o, "type");
+  if (typeof value !== "number") fail("INVALID_JSON", `expected a numeric type tag, got ${kindOf(value)}`, "type");
+  if (value !== a && value !== b && value !== c) {
+    const allowed = [...new Set([a, b, c])].join(" or ");
+    fail("INVALID_TYPE", `type ${value} not allowed here (expected ${allowed})`, "type");
   }
   return value;
 }
 
-function integer(value: unknown, path: string, max: number): number {
-  if (typeof value !== "number" || !Number.isInteger(value)) throw jsonError(path, `expected an integer number, got ${kindOf(value)}`);
-  if (value < 0 || value > max) throw new ProtocolError("VALUE_OUT_OF_RANGE", `expected 0 .. ${max}, got ${value}`, { path });
-  return value;
+// Hex digits by character code (-1 for anything else); only codes below 128 can be digits.
+const NIBBLE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) {
+  NIBBLE["0123456789abcdef".charCodeAt(i)] = i;
+  NIBBLE["0123456789ABCDEF".charCodeAt(i)] = i;
 }
 
-function typeTag(o: Obj, path: string, ...allowed: number[]): number {
-  const p = where(path, "type");
-  const value = field(o, "type");
-  if (typeof value !== "number") throw jsonError(p, `expected a numeric type tag, got ${kindOf(value)}`);
-  if (!allowed.includes(value)) throw new ProtocolError("INVALID_TYPE", `type ${value} not allowed here (expected ${allowed.join(" or ")})`, { path: p });
-  return value;
-}
-
-function hex(value: unknown, path: string, length?: number): Uint8Array {
-  if (typeof value !== "string") throw new ProtocolError("INVALID_HEX", `expected a hex string, got ${kindOf(value)}`, { path });
-  if (value.length > MAX_HEX_CHARS) throw new ProtocolError("LENGTH_OUT_OF_RANGE", `hex string longer than a whole message`, { path });
-  return fromHex(value, path, length);
-}
-
-/** A u64 in JSON: a decimal string of digits only (no sign, no spaces, no exponent), at most 2^64 − 1. */
-function u64(value: unknown, path: string): bigint {
-  if (typeof value !== "string") throw jsonError(path, `expected a decimal string, got ${kindOf(value)}`);
-  if (!DECIMAL.test(value)) throw jsonError(path, "expected a decimal string of 1 to 20 digits");
-  const n = BigInt(value);
-  if (n > MAX_U64) throw new ProtocolError("VALUE_OUT_OF_RANGE", "exceeds the largest u64", { path });
-  return n;
-}
-
-function hexList(value: unknown, path: string, max: number, length: number): Uint8Array[] {
-  const list = array(value, path, max);
-  const out = new Array<Uint8Array>(list.length);
-  for (let i = 0; i < list.length; i++) out[i] = hex(list[i], `${path}[${i}]`, length);
+/** Hex text (either case) to bytes; `length` is the exact byte count when given. */
+function hexValue(value: unknown, key: string | number, length = -1): Uint8Array {
+  if (typeof value !== "string") fail("INVALID_HEX", `expected a hex string, got ${kindOf(value)}`, key);
+  const n = value.length;
+  if (n > MAX_HEX_CHARS) fail("LENGTH_OUT_OF_RANGE", "hex string longer than a whole message", key);
+  if ((n & 1) !== 0) fail("INVALID_HEX", "hex string of odd length", key);
+  if (length >= 0 && n !== 2 * length) fail("INVALID_HEX", `expected ${2 * length} hex characters, got ${n}`, key);
+  const out = new Uint8Array(n >>> 1);
+  for (let i = 0, j = 0; i < n; i += 2, j++) {
+    const hi = value.charCodeAt(i);
+    const lo = value.charCodeAt(i + 1);
+    // Out-of-range codes read as undefined, which `| 0` turns into 0; the `< 128` test catches them first.
+    const h = hi < 128 ? NIBBLE[hi]! : -1;
+    const l = lo < 128 ? NIBBLE[lo]! : -1;
+    if ((h | l) < 0) fail("INVALID_HEX", `not a hex digit at character ${h < 0 ? i : i + 1}`, key);
+    out[j] = (h << 4) | l;
+  }
   return out;
 }
 
-function address(value: unknown, path: string): Ed25519Address {
-  const o = object(value, path);
-  typeTag(o, path, 0);
-  return { type: 0, address: hex(field(o, "address"), where(path, "address"), ED25519_ADDRESS_LENGTH) };
+function hex(o: Obj, key: string, length = -1): Uint8Array {
+  return hexValue(field(o, key), key, length);
 }
 
-function indexation(o: Obj, path: string): IndexationPayload {
+/** A u64 in JSON: a decimal string of digits only (no sign, no spaces, no exponent), at most 2^64 − 1. */
+function u64(value: unknown, key: string): bigint {
+  if (typeof value !== "string") fail("INVALID_JSON", `expected a decimal string, got ${kindOf(value)}`, key);
+  if (!DECIMAL.test(value)) fail("INVALID_JSON", "expected a decimal string of 1 to 20 digits", key);
+  const n = BigInt(value);
+  if (n > MAX_U64) fail("VALUE_OUT_OF_RANGE", "exceeds the largest u64", key);
+  return n;
+}
+
+function hexList(value: unknown, key: string, max: number, length: number): Uint8Array[] {
+  const list = array(value, key, max);
+  const out = new Array<Uint8Array>(list.length);
+  trail.push(key);
+  for (let i = 0; i < list.length; i++) out[i] = hexValue(list[i], i, length);
+  trail.pop();
+  return out;
+}
+
+function address(o: Obj): Ed25519Address {
+  trail.push("address");
+  const a = object(field(o, "address"));
+  typeTag(a, ED25519_ADDRESS_TYPE);
+  const result: Ed25519Address = { type: 0, address: hex(a, "address", ED25519_ADDRESS_LENGTH) };
+  trail.pop();
+  return result;
+}
+
+function indexation(o: Obj): IndexationPayload {
   const data = field(o, "data");
   return {
     type: 2,
-    index: hex(field(o, "index"), where(path, "index")),
+    index: hex(o, "index"),
     // iota.js leaves `data` out when empty; the node sends "".
-    data: data === undefined || data === null ? new Uint8Array(0) : hex(data, where(path, "data")),
+    data: data === undefined || data === null ? new Uint8Array(0) : hexValue(data, "data"),
   };
 }
 
-function input(value: unknown, path: string): UtxoInput {
-  const o = object(value, path);
-  typeTag(o, path, 0);
-  return {
-    type: 0,
-    transactionId: hex(field(o, "transactionId"), where(path, "transactionId"), TRANSACTION_ID_LENGTH),
-    transactionOutputIndex: integer(field(o, "transactionOutputIndex"), where(path, "transactionOutputIndex"), MAX_U16),
-  };
+function input(value: unknown, i: number): UtxoInput {
+  trail.push(i);
+  const o = object(value);
+  typeTag(o, UTXO_INPUT_TYPE);
+  const result: UtxoInput = { type: 0, transactionId: hex(o, "transactionId", TRANSACTION_ID_LENGTH), transactionOutputIndex: integer(o, "transactionOutputIndex", MAX_U16) };
+  trail.pop();
+  return result;
 }
 
-function output(value: unknown, path: string): Output {
-  const o = object(value, path);
-  const type = typeTag(o, path, 0, 1) as 0 | 1;
-  return {
-    type,
-    address: address(field(o, "address"), where(path, "address")),
-    amount: integer(field(o, "amount"), where(path, "amount"), Number.MAX_SAFE_INTEGER),
-  };
+function output(value: unknown, i: number): Output {
+  trail.push(i);
+  const o = object(value);
+  const type = typeTag(o, SIG_LOCKED_SINGLE_OUTPUT_TYPE, SIG_LOCKED_DUST_ALLOWANCE_OUTPUT_TYPE) as 0 | 1;
+  const result: Output = { type, address: address(o), amount: integer(o, "amount", Number.MAX_SAFE_INTEGER) };
+  trail.pop();
+  return result;
 }
 
-function essence(value: unknown, path: string): TransactionEssence {
-  const o = object(value, path);
-  typeTag(o, path, 0);
-  const inputsPath = where(path, "inputs");
-  const inputsJson = array(field(o, "inputs"), inputsPath, MAX_INPUTS);
+function essence(o: Obj): TransactionEssence {
+  typeTag(o, TRANSACTION_ESSENCE_TYPE);
+  const inputsJson = array(field(o, "inputs"), "inputs", MAX_INPUTS);
   const inputs = new Array<UtxoInput>(inputsJson.length);
-  for (let i = 0; i < inputsJson.length; i++) inputs[i] = input(inputsJson[i], `${inputsPath}[${i}]`);
-  const outputsPath = where(path, "outputs");
-  const outputsJson = array(field(o, "outputs"), outputsPath, MAX_OUTPUTS);
+  trail.push("inputs");
+  for (let i = 0; i < inputsJson.length; i++) inputs[i] = input(inputsJson[i], i);
+  trail.pop();
+  const outputsJson = array(field(o, "outputs"), "outputs", MAX_OUTPUTS);
   const outputs = new Array<Output>(outputsJson.length);
-  for (let i = 0; i < outputsJson.length; i++) outputs[i] = output(outputsJson[i], `${outputsPath}[${i}]`);
+  trail.push("outputs");
+  for (let i = 0; i < outputsJson.length; i++) outputs[i] = output(outputsJson[i], i);
+  trail.pop();
   // Absent optional fields are own properties set to undefined, so nothing downstream can find an inherited one.
   const result: TransactionEssence = { type: 0, inputs, outputs, payload: undefined };
   const payloadJson = field(o, "payload");
   if (payloadJson !== undefined && payloadJson !== null) {
-    const payloadPath = where(path, "payload");
-    const p = object(payloadJson, payloadPath);
-    typeTag(p, payloadPath, 2);
-    result.payload = indexation(p, payloadPath);
+    trail.push("payload");
+    const p = object(payloadJson);
+    typeTag(p, INDEXATION_PAYLOAD_TYPE);
+    result.payload = indexation(p);
+    trail.pop();
   }
   return result;
 }
 
-function signature(value: unknown, path: string): Ed25519Signature {
-  const o = object(value, path);
-  typeTag(o, path, 0);
-  return {
-    type: 0,
-    publicKey: hex(field(o, "publicKey"), where(path, "publicKey"), ED25519_PUBLIC_KEY_LENGTH),
-    signature: hex(field(o, "signature"), where(path, "signature"), ED25519_SIGNATURE_LENGTH),
-  };
+function signature(o: Obj): Ed25519Signature {
+  trail.push("signature");
+  const s = object(field(o, "signature"));
+  typeTag(s, ED25519_SIGNATURE_TYPE);
+  const result: Ed25519Signature = { type: 0, publicKey: hex(s, "publicKey", ED25519_PUBLIC_KEY_LENGTH), signature: hex(s, "signature", ED25519_SIGNATURE_LENGTH) };
+  trail.pop();
+  return result;
 }
 
-function unlockBlock(value: unknown, path: string): UnlockBlock {
-  const o = object(value, path);
-  const type = typeTag(o, path, 0, 1);
-  if (type === 0) return { type: 0, signature: signature(field(o, "signature"), where(path, "signature")) };
-  return { type: 1, reference: integer(field(o, "reference"), where(path, "reference"), MAX_U16) };
+function unlockBlock(value: unknown, i: number): UnlockBlock {
+  trail.push(i);
+  const o = object(value);
+  const type = typeTag(o, SIGNATURE_UNLOCK_BLOCK_TYPE, REFERENCE_UNLOCK_BLOCK_TYPE);
+  const result: UnlockBlock = type === SIGNATURE_UNLOCK_BLOCK_TYPE ? { type: 0, signature: signature(o) } : { type: 1, reference: integer(o, "reference", MAX_U16) };
+  trail.pop();
+  return result;
 }
 
-function transaction(o: Obj, path: string): TransactionPayload {
-  const e = essence(field(o, "essence"), where(path, "essence"));
-  const blocksPath = where(path, "unlockBlocks");
-  const blocksJson = array(field(o, "unlockBlocks"), blocksPath, MAX_INPUTS);
+function transaction(o: Obj): TransactionPayload {
+  trail.push("essence");
+  const e = essence(object(field(o, "essence")));
+  trail.pop();
+  const blocksJson = array(field(o, "unlockBlocks"), "unlockBlocks", MAX_INPUTS);
   const unlockBlocks = new Array<UnlockBlock>(blocksJson.length);
-  for (let i = 0; i < blocksJson.length; i++) unlockBlocks[i] = unlockBlock(blocksJson[i], `${blocksPath}[${i}]`);
+  trail.push("unlockBlocks");
+  for (let i = 0; i < blocksJson.length; i++) unlockBlocks[i] = unlockBlock(blocksJson[i], i);
+  trail.pop();
   return { type: 0, essence: e, unlockBlocks };
 }
 
-function timestamp(value: unknown, path: string): bigint {
-  if (typeof value === "string") return u64(value, path);
-  return BigInt(integer(value, path, Number.MAX_SAFE_INTEGER));
+function timestamp(o: Obj): bigint {
+  const value = field(o, "timestamp");
+  if (typeof value === "string") return u64(value, "timestamp");
+  return BigInt(integer(o, "timestamp", Number.MAX_SAFE_INTEGER));
 }
 
-function treasuryTransaction(value: unknown, path: string): TreasuryTransactionPayload {
-  const o = object(value, path);
-  typeTag(o, path, 4);
-  const inputPath = where(path, "input");
-  const i = object(field(o, "input"), inputPath);
-  typeTag(i, inputPath, 1);
-  const outputPath = where(path, "output");
-  const out = object(field(o, "output"), outputPath);
-  typeTag(out, outputPath, 2);
-  return {
-    type: 4,
-    input: { type: 1, milestoneId: hex(field(i, "milestoneId"), where(inputPath, "milestoneId"), MILESTONE_ID_LENGTH) },
-    output: { type: 2, amount: integer(field(out, "amount"), where(outputPath, "amount"), Number.MAX_SAFE_INTEGER) },
-  };
+function treasuryTransaction(o: Obj): TreasuryTransactionPayload {
+  typeTag(o, TREASURY_TRANSACTION_PAYLOAD_TYPE);
+  trail.push("input");
+  const i = object(field(o, "input"));
+  typeTag(i, TREASURY_INPUT_TYPE);
+  const milestoneId = hex(i, "milestoneId", MILESTONE_ID_LENGTH);
+  trail.pop();
+  trail.push("output");
+  const out = object(field(o, "output"));
+  typeTag(out, TREASURY_OUTPUT_TYPE);
+  const amount = integer(out, "amount", Number.MAX_SAFE_INTEGER);
+  trail.pop();
+  return { type: 4, input: { type: 1, milestoneId }, output: { type: 2, amount } };
 }
 
-function receipt(value: unknown, path: string): ReceiptPayload {
-  const o = object(value, path);
-  typeTag(o, path, 3);
-  const finalPath = where(path, "final");
+function receipt(o: Obj): ReceiptPayload {
+  typeTag(o, RECEIPT_PAYLOAD_TYPE);
+  const migratedAt = integer(o, "migratedAt", MAX_U32);
   const final = field(o, "final");
-  if (typeof final !== "boolean") throw jsonError(finalPath, `expected a boolean, got ${kindOf(final)}`);
-  const fundsPath = where(path, "funds");
-  const fundsJson = array(field(o, "funds"), fundsPath, MAX_MIGRATED_FUNDS);
+  if (typeof final !== "boolean") fail("INVALID_JSON", `expected a boolean, got ${kindOf(final)}`, "final");
+  const fundsJson = array(field(o, "funds"), "funds", MAX_MIGRATED_FUNDS);
   const funds = new Array<MigratedFundsEntry>(fundsJson.length);
+  trail.push("funds");
   for (let i = 0; i < fundsJson.length; i++) {
-    const p = `${fundsPath}[${i}]`;
-    const f = object(fundsJson[i], p);
-    funds[i] = {
-      tailTransactionHash: hex(field(f, "tailTransactionHash"), where(p, "tailTransactionHash"), TAIL_TRANSACTION_HASH_LENGTH),
-      address: address(field(f, "address"), where(p, "address")),
-      deposit: integer(field(f, "deposit"), where(p, "deposit"), Number.MAX_SAFE_INTEGER),
-    };
+    trail.push(i);
+    const f = object(fundsJson[i]);
+    funds[i] = { tailTransactionHash: hex(f, "tailTransactionHash", TAIL_TRANSACTION_HASH_LENGTH), address: address(f), deposit: integer(f, "deposit", Number.MAX_SAFE_INTEGER) };
+    trail.pop();
   }
-  return {
-    type: 3,
-    migratedAt: integer(field(o, "migratedAt"), where(path, "migratedAt"), MAX_U32),
-    final,
-    funds,
-    transaction: treasuryTransaction(field(o, "transaction"), where(path, "transaction")),
-  };
+  trail.pop();
+  trail.push("transaction");
+  const transaction = treasuryTransaction(object(field(o, "transaction")));
+  trail.pop();
+  return { type: 3, migratedAt, final, funds, transaction };
 }
 
-function milestone(o: Obj, path: string): MilestonePayload {
+function milestone(o: Obj): MilestonePayload {
   const result: MilestonePayload = {
     type: 1,
-    index: integer(field(o, "index"), where(path, "index"), MAX_U32),
-    timestamp: timestamp(field(o, "timestamp"), where(path, "timestamp")),
-    parents: hexList(field(o, "parentMessageIds"), where(path, "parentMessageIds"), MAX_U8, MESSAGE_ID_LENGTH),
-    inclusionMerkleProof: hex(field(o, "inclusionMerkleProof"), where(path, "inclusionMerkleProof"), MERKLE_PROOF_LENGTH),
-    nextPoWScore: integer(field(o, "nextPoWScore"), where(path, "nextPoWScore"), MAX_U32),
-    nextPoWScoreMilestoneIndex: integer(field(o, "nextPoWScoreMilestoneIndex"), where(path, "nextPoWScoreMilestoneIndex"), MAX_U32),
-    publicKeys: hexList(field(o, "publicKeys"), where(path, "publicKeys"), MAX_MILESTONE_KEYS, ED25519_PUBLIC_KEY_LENGTH),
-    signatures: hexList(field(o, "signatures"), where(path, "signatures"), MAX_MILESTONE_KEYS, ED25519_SIGNATURE_LENGTH),
+    index: integer(o, "index", MAX_U32),
+    timestamp: timestamp(o),
+    parents: hexList(field(o, "parentMessageIds"), "parentMessageIds", MAX_U8, MESSAGE_ID_LENGTH),
+    inclusionMerkleProof: hex(o, "inclusionMerkleProof", MERKLE_PROOF_LENGTH),
+    nextPoWScore: integer(o, "nextPoWScore", MAX_U32),
+    nextPoWScoreMilestoneIndex: integer(o, "nextPoWScoreMilestoneIndex", MAX_U32),
+    publicKeys: hexList(field(o, "publicKeys"), "publicKeys", MAX_MILESTONE_KEYS, ED25519_PUBLIC_KEY_LENGTH),
+    signatures: hexList(field(o, "signatures"), "signatures", MAX_MILESTONE_KEYS, ED25519_SIGNATURE_LENGTH),
     receipt: undefined,
   };
   const r = field(o, "receipt");
-  if (r !== undefined && r !== null) result.receipt = receipt(r, where(path, "receipt"));
+  if (r !== undefined && r !== null) {
+    trail.push("receipt");
+    result.receipt = receipt(object(r));
+    trail.pop();
+  }
   return result;
 }
 
-function payload(value: unknown, path: string): Payload | undefined {
+/** The payload at the current position (undefined for null or a missing key). */
+function payload(value: unknown): Payload | undefined {
   if (value === undefined || value === null) return undefined;
-  const o = object(value, path);
-  const type = typeTag(o, path, 0, 1, 2);
-  if (type === 0) return transaction(o, path);
-  if (type === 1) return milestone(o, path);
-  return indexation(o, path);
+  const o = object(value);
+  const type = typeTag(o, TRANSACTION_PAYLOAD_TYPE, MILESTONE_PAYLOAD_TYPE, INDEXATION_PAYLOAD_TYPE);
+  if (type === TRANSACTION_PAYLOAD_TYPE) return transaction(o);
+  if (type === MILESTONE_PAYLOAD_TYPE) return milestone(o);
+  return indexation(o);
 }
 
 /** Model paths use the model's names; JSON callers want the JSON names. */
@@ -404,13 +464,17 @@ export function jsonPath(modelPath: string | undefined): string | undefined {
   return modelPath?.replace(/(^|\.)parents(?=\[|$|\.)/g, "$1parentMessageIds");
 }
 
-/** Runs `fn`; anything but a ProtocolError (a throwing getter, a Proxy trap) becomes INVALID_JSON. */
-function guarded<T>(fn: () => T): T {
+/** Runs `fn` from the JSON root; anything but a ProtocolError (a throwing getter, a Proxy trap) becomes INVALID_JSON. */
+function guarded<T>(fn: () => T, root: string[] = []): T {
+  trail.length = 0;
+  trail.push(...root);
   try {
     return fn();
   } catch (error) {
     if (error instanceof ProtocolError) throw error;
-    throw new ProtocolError("INVALID_JSON", "the JSON value could not be read", { path: "", cause: error });
+    throw new ProtocolError("INVALID_JSON", "the JSON value could not be read", { path: here(), cause: error });
+  } finally {
+    trail.length = 0;
   }
 }
 
@@ -427,20 +491,18 @@ function withJsonPaths(run: () => void): void {
   }
 }
 
-function parentIds(value: unknown): Uint8Array[] {
-  return hexList(value, "parentMessageIds", MAX_U8, MESSAGE_ID_LENGTH);
-}
-
 /** Parses the node REST JSON of a complete message and applies every syntactic rule. */
 export function messageFromJson(json: unknown): Message {
   const message = guarded(() => {
-    const o = object(json, "");
+    const o = object(json);
     const m: Message = {
       networkId: u64(field(o, "networkId"), "networkId"),
-      parents: parentIds(field(o, "parentMessageIds")),
+      parents: hexList(field(o, "parentMessageIds"), "parentMessageIds", MAX_U8, MESSAGE_ID_LENGTH),
       nonce: u64(field(o, "nonce"), "nonce"),
-      payload: payload(field(o, "payload"), "payload"),
+      payload: undefined,
     };
+    trail.push("payload");
+    m.payload = payload(field(o, "payload"));
     return m;
   });
   withJsonPaths(() => validateMessage(message));
@@ -454,7 +516,7 @@ export function messageFromJson(json: unknown): Message {
  */
 export function partialMessageFromJson(json: unknown): PartialMessage {
   const message = guarded(() => {
-    const o = object(json, "");
+    const o = object(json);
     const m: PartialMessage = {};
     const networkId = field(o, "networkId");
     if (networkId !== undefined && networkId !== null) {
@@ -463,7 +525,7 @@ export function partialMessageFromJson(json: unknown): PartialMessage {
     }
     const parents = field(o, "parentMessageIds");
     if (parents !== undefined && parents !== null) {
-      const list = parentIds(parents);
+      const list = hexList(parents, "parentMessageIds", MAX_U8, MESSAGE_ID_LENGTH);
       if (list.length > 0) m.parents = list;
     }
     const nonce = field(o, "nonce");
@@ -471,7 +533,8 @@ export function partialMessageFromJson(json: unknown): PartialMessage {
       const n = u64(nonce, "nonce");
       if (n !== 0n) m.nonce = n;
     }
-    const p = payload(field(o, "payload"), "payload");
+    trail.push("payload");
+    const p = payload(field(o, "payload"));
     if (p !== undefined) m.payload = p;
     return m;
   });
@@ -569,10 +632,10 @@ export function messageToJson(m: Message): MessageJson {
   };
 }
 
-/** Parses the JSON of a payload alone (as found at `path`) and applies its syntactic rules. */
+/** Parses the JSON of a payload alone (as found at `path`, e.g. "payload") and applies its syntactic rules. */
 export function payloadFromJson(json: unknown, path = "payload"): Payload {
-  const p = guarded(() => payload(json, path));
-  if (p === undefined) throw jsonError(path, "expected a payload, got " + kindOf(json));
+  const p = guarded(() => payload(json), path === "" ? [] : [path]);
+  if (p === undefined) throw new ProtocolError("INVALID_JSON", `expected a payload, got ${kindOf(json)}`, { path });
   withJsonPaths(() => validatePayload(p, path));
   return p;
 }

@@ -1,0 +1,52 @@
+// json: the whole path a node takes for a JSON submission, JSON text → JSON.parse → messageFromJson → encodeMessage →
+// messageId, against iota.js 1.8.6's JSON.parse → serializeMessage → Blake2b.sum256 (target ≥ 4×).
+import { Blake2b } from "@iota/crypto.js";
+import { serializeMessage } from "@iota/iota.js";
+import { WriteStream } from "@iota/util.js";
+import { ed25519Address } from "../src/crypto/address.js";
+import { blake2b256 } from "../src/crypto/blake2b.js";
+import { ed25519PublicKey } from "../src/crypto/ed25519.js";
+import { encodeMessage } from "../src/model/codec.js";
+import { messageId } from "../src/model/ids.js";
+import { messageFromJson, messageToJson } from "../src/model/json.js";
+import { buildTransactionPayload } from "../src/model/transaction.js";
+import type { Message } from "../src/model/types.js";
+import { compare, type Row } from "./harness.js";
+
+const text = (s: string): Uint8Array => new TextEncoder().encode(s);
+const sortedParents = (n: number): Uint8Array[] => Array.from({ length: n }, (_, i) => blake2b256(text(`parent ${i}`))).sort((a, b) => Buffer.compare(a, b));
+
+function ours(json: string): string {
+  return messageId(encodeMessage(messageFromJson(JSON.parse(json))));
+}
+
+function theirs(json: string): string {
+  const stream = new WriteStream();
+  serializeMessage(stream, JSON.parse(json) as Record<string, unknown>);
+  return Buffer.from(Blake2b.sum256(stream.finalBytes())).toString("hex");
+}
+
+export default async function json(): Promise<Row[]> {
+  // The issue's transaction: 2 inputs, 2 outputs, 2 parents, an indexation payload in the essence.
+  const seeds = [blake2b256(text("json A")), blake2b256(text("json B"))];
+  const addresses = seeds.map((s) => ed25519Address(ed25519PublicKey(s)));
+  const transaction: Message = {
+    networkId: 14379272398717627559n,
+    parents: sortedParents(2),
+    payload: buildTransactionPayload({
+      inputs: seeds.map((s, i) => ({ transactionId: blake2b256(text(`input ${i}`)), transactionOutputIndex: i, seed: s })),
+      outputs: [{ type: 0, address: { type: 0, address: addresses[0]! }, amount: 2_000_000 }, { type: 0, address: { type: 0, address: addresses[1]! }, amount: 1_000_000 }],
+      indexation: { type: 2, index: text("chrysalis-core"), data: text("a transaction with an indexation payload") },
+    }),
+    nonce: 12345678901234567n,
+  };
+  const indexation: Message = { networkId: 14379272398717627559n, parents: sortedParents(2), payload: { type: 2, index: text("IOTA"), data: text("hello world") }, nonce: 28110n };
+
+  const rows: Row[] = [];
+  for (const [name, message] of [["2-input/2-output transaction, 2 parents, indexation", transaction], ["small indexation message", indexation]] as const) {
+    const jsonText = JSON.stringify(messageToJson(message));
+    if (ours(jsonText) !== theirs(jsonText)) throw new Error(`message ids differ for ${name}`);
+    rows.push(await compare("json", `JSON text → message id: ${name}`, () => ours(jsonText), { "iota.js": () => theirs(jsonText) }, { target: 4 }));
+  }
+  return rows;
+}
