@@ -1,0 +1,240 @@
+// Bitsliced Curl-P-81 PoW search without SIMD: 64 nonces per transform in the bits of u64 words.
+// The loader picks it where WebAssembly SIMD is missing; it mirrors assembly/simd.ts line for line.
+
+// Memory map (page 0 belongs to the kernel; asc's own data starts at --memoryBase 65536).
+// The loader in src/pow/kernel.ts repeats these offsets.
+const DIGEST: usize = 0; // 32 bytes: the PoW digest, written by the host before setDigest()
+const RESULT: usize = 64; // u64: the nonce search() found
+const LANES_OUT: usize = 128; // 64 bytes: per-lane trailing zeros from laneZeros()
+const IO_TRITS: usize = 256; // 243 i8 trits: hashTrits() input and output
+const LANE_TABLE: usize = 1024; // 4 quarters × 6 trits × 16 B: the lowest nonce byte per lane
+const TEMPLATE: usize = 2048; // 192 trits × 16 B: the digest's trits, broadcast
+const STATE_A: usize = 10240; // 729 trits × 16 B
+const STATE_B: usize = 34816; // 729 trits × 16 B
+
+const T: usize = 16; // bytes per trit: lo plane at +0, hi plane at +8
+const LANES: u64 = 64;
+const ONES: u64 = ~(<u64>0);
+
+// @ts-ignore: decorator
+@inline function and(a: u64, b: u64): u64 {
+  return a & b;
+}
+// @ts-ignore: decorator
+@inline function andnot(a: u64, b: u64): u64 {
+  return a & ~b;
+}
+// @ts-ignore: decorator
+@inline function xor(a: u64, b: u64): u64 {
+  return a ^ b;
+}
+
+// The S-box: new = TT[a + 4b + 5] in 4 operations on this encoding (no plane needs inverting):
+// lo' = ah ^ (al & ~bl), hi' = al ^ (bh & lo'). Found by exhaustive search over 4-gate circuits.
+// Each call site spells it out so that the values stay in locals.
+
+/** Two rounds in one pass: t_i = S(src[547i], src[547i+364]) is round one's output at 364i, dst[i] = S(t_i, t_(i+1)).
+ * 547·4 ≡ 1 (mod 729), so unrolling by 4 turns every index into k + constant with no wrap for k ≤ 181. */
+function fusedRounds(src: usize, dst: usize): void {
+  let aL = load<u64>(src, 0);
+  let aH = load<u64>(src, 8);
+  let bL = load<u64>(src, 364 * T);
+  let bH = load<u64>(src, 364 * T + 8);
+  const t0L = xor(aH, andnot(aL, bL));
+  const t0H = xor(aL, and(bH, t0L));
+  let pL = t0L;
+  let pH = t0H;
+  let s = src;
+  let d = dst;
+  const sEnd = src + 182 * T;
+  while (s < sEnd) {
+    // n1 = t_(4k+1) from src[k+547], src[k+182]
+    const x547L = load<u64>(s, 547 * T);
+    const x547H = load<u64>(s, 547 * T + 8);
+    bL = load<u64>(s, 182 * T);
+    bH = load<u64>(s, 182 * T + 8);
+    const n1L = xor(x547H, andnot(x547L, bL));
+    const n1H = xor(x547L, and(bH, n1L));
+    let oL = xor(pH, andnot(pL, n1L));
+    store<u64>(d, oL, 0);
+    store<u64>(d, xor(pL, and(n1H, oL)), 8);
+    // n2 = t_(4k+2) from src[k+365], src[k]
+    const x365L = load<u64>(s, 365 * T);
+    const x365H = load<u64>(s, 365 * T + 8);
+    bL = load<u64>(s, 0);
+    bH = load<u64>(s, 8);
+    const n2L = xor(x365H, andnot(x365L, bL));
+    const n2H = xor(x365L, and(bH, n2L));
+    oL = xor(n1H, andnot(n1L, n2L));
+    store<u64>(d, oL, T);
+    store<u64>(d, xor(n1L, and(n2H, oL)), T + 8);
+    // n3 = t_(4k+3) from src[k+183], src[k+547]
+    aL = load<u64>(s, 183 * T);
+    aH = load<u64>(s, 183 * T + 8);
+    const n3L = xor(aH, andnot(aL, x547L));
+    const n3H = xor(aL, and(x547H, n3L));
+    oL = xor(n2H, andnot(n2L, n3L));
+    store<u64>(d, oL, 2 * T);
+    store<u64>(d, xor(n2L, and(n3H, oL)), 2 * T + 8);
+    // n4 = t_(4k+4) from src[k+1], src[k+365]
+    aL = load<u64>(s, T);
+    aH = load<u64>(s, T + 8);
+    const n4L = xor(aH, andnot(aL, x365L));
+    const n4H = xor(aL, and(x365H, n4L));
+    oL = xor(n3H, andnot(n3L, n4L));
+    store<u64>(d, oL, 3 * T);
+    store<u64>(d, xor(n3L, and(n4H, oL)), 3 * T + 8);
+    pL = n4L;
+    pH = n4H;
+    s += T;
+    d += 4 * T;
+  }
+  // i = 728 closes the cycle: dst[728] = S(t_728, t_0).
+  const oL = xor(pH, andnot(pL, t0L));
+  store<u64>(d, oL, 0);
+  store<u64>(d, xor(pL, and(t0H, oL)), 8);
+}
+
+/** 80 rounds as 40 fused passes, A → B → A; the state ends in A. */
+function rounds80(): void {
+  for (let r = 0; r < 40; r += 2) {
+    fusedRounds(STATE_A, STATE_B);
+    fusedRounds(STATE_B, STATE_A);
+  }
+}
+
+/** Round 81 for hash trit i alone: S(A[364i mod 729], A[364(i+1) mod 729]); sets lastL/lastH. */
+let lastL: u64 = ONES;
+let lastH: u64 = ONES;
+// @ts-ignore: decorator
+@inline function lastRoundTrit(i: u32): void {
+  const p = (i * 364) % 729;
+  const q = p < 365 ? p + 364 : p - 365;
+  const a = STATE_A + <usize>p * T;
+  const b = STATE_A + <usize>q * T;
+  const aL = load<u64>(a, 0);
+  const bL = load<u64>(b, 0);
+  lastL = xor(load<u64>(a, 8), andnot(aL, bL));
+  lastH = xor(aL, and(load<u64>(b, 8), lastL));
+}
+
+/** Balanced trit m (0..5) of the b1t6 encoding of byte b. */
+function byteTrit(b: u32, m: u32): i32 {
+  const v = <i32>(<i8>b) + 364;
+  let t = m < 3 ? (v % 27) - 13 : v / 27 - 13;
+  for (let j: u32 = 0; j < m % 3; j++) {
+    const r = ((t % 3) + 3) % 3;
+    t = (t - (r == 2 ? -1 : r)) / 3;
+  }
+  const r = ((t % 3) + 3) % 3;
+  return r == 2 ? -1 : r;
+}
+
+// @ts-ignore: decorator
+@inline function storeBroadcast(at: usize, trit: i32): void {
+  store<u64>(at, trit > 0 ? 0 : ONES, 0);
+  store<u64>(at, trit < 0 ? 0 : ONES, 8);
+}
+
+/** The lane table: lane j of quarter h carries the lowest nonce byte 64h + j. */
+function buildLaneTable(): void {
+  memory.fill(LANE_TABLE, 0, 4 * 6 * T);
+  for (let h: u32 = 0; h < 4; h++) {
+    for (let j: u32 = 0; j < 64; j++) {
+      for (let m: u32 = 0; m < 6; m++) {
+        const trit = byteTrit(h * 64 + j, m);
+        const at = LANE_TABLE + <usize>(h * 6 + m) * T + <usize>(j >> 3);
+        const bit: u32 = 1 << (j & 7);
+        if (trit <= 0) store<u8>(at, <u32>load<u8>(at) | bit);
+        if (trit >= 0) store<u8>(at + 8, <u32>load<u8>(at + 8) | bit);
+      }
+    }
+  }
+}
+
+let laneTableReady = false;
+
+/** Reads the 32-byte digest at DIGEST into the broadcast template (trits 0..191). */
+export function setDigest(): void {
+  if (!laneTableReady) {
+    buildLaneTable();
+    laneTableReady = true;
+  }
+  for (let i: u32 = 0; i < 32; i++) {
+    const b = <u32>load<u8>(DIGEST + i);
+    for (let m: u32 = 0; m < 6; m++) storeBroadcast(TEMPLATE + <usize>(i * 6 + m) * T, byteTrit(b, m));
+  }
+}
+
+/** State A := digest trits ‖ nonce trits (lane j: nonce base + j, base a multiple of 64) ‖ zeros. */
+function loadState(base: u64): void {
+  memory.copy(STATE_A, TEMPLATE, 192 * T);
+  memory.copy(STATE_A + 192 * T, LANE_TABLE + <usize>((base >> 6) & 3) * 6 * T, 6 * T);
+  for (let byte: u32 = 1; byte < 8; byte++) {
+    const b = <u32>((base >> (8 * byte)) & 0xff);
+    for (let m: u32 = 0; m < 6; m++) storeBroadcast(STATE_A + <usize>(192 + byte * 6 + m) * T, byteTrit(b, m));
+  }
+  for (let at = STATE_A + 240 * T; at < STATE_A + 729 * T; at += 8) store<u64>(at, ONES);
+}
+
+// @ts-ignore: decorator
+@inline function bits(lo: u64, hi: u64): u64 {
+  return (~(<u64>0) << lo) & (~(<u64>0) >> (63 - hi));
+}
+
+/** Finds the first nonce n with first ≤ n ≤ last whose hash ends in at least `target` zero trits.
+ * Returns 1 and stores n at RESULT, or 0. setDigest() must have run. */
+export function search(target: u32, first: u64, last: u64): u32 {
+  let base = first & ~(LANES - 1);
+  while (true) {
+    loadState(base);
+    rounds80();
+    let ok = ONES;
+    for (let i: u32 = 243 - target; i < 243; i++) {
+      lastRoundTrit(i);
+      ok = and(ok, and(lastL, lastH));
+    }
+    const lo = first > base ? first - base : 0;
+    const hi = last - base < LANES - 1 ? last - base : LANES - 1;
+    if (lo > 0 || hi < LANES - 1) ok = and(ok, bits(lo, hi));
+    if (ok != 0) {
+      store<u64>(RESULT, base + ctz(ok));
+      return 1;
+    }
+    if (last - base < LANES) return 0;
+    base += LANES;
+  }
+}
+
+/** For tests: the trailing zero trits of nonces base .. base+63 (base a multiple of 64), one byte per lane at LANES_OUT. */
+export function laneZeros(base: u64): void {
+  loadState(base);
+  rounds80();
+  let alive = ONES;
+  memory.fill(LANES_OUT, 0, 64);
+  for (let i: i32 = 242; i >= 0; i--) {
+    lastRoundTrit(<u32>i);
+    alive = and(alive, and(lastL, lastH));
+    if (alive == 0) break;
+    for (let j: u32 = 0; j < 64; j++) {
+      if ((alive >> j) & 1) store<u8>(LANES_OUT + j, load<u8>(LANES_OUT + j) + 1);
+    }
+  }
+}
+
+/** For tests: Curl-P-81 of the 243 trits at IO_TRITS (one absorb, every lane alike); the 243 hash trits of
+ * lane 0 replace them. Returns 1 when all 64 lanes agree. */
+export function hashTrits(): u32 {
+  for (let i: u32 = 0; i < 243; i++) storeBroadcast(STATE_A + <usize>i * T, <i32>load<i8>(IO_TRITS + i));
+  for (let at = STATE_A + 243 * T; at < STATE_A + 729 * T; at += 8) store<u64>(at, ONES);
+  rounds80();
+  let same: u32 = 1;
+  for (let i: u32 = 0; i < 243; i++) {
+    lastRoundTrit(i);
+    const l = lastL & 1;
+    const h = lastH & 1;
+    store<i8>(IO_TRITS + i, <i8>(l == 0 ? 1 : h == 0 ? -1 : 0));
+    if (lastL != (l != 0 ? ONES : 0) || lastH != (h != 0 ? ONES : 0)) same = 0;
+  }
+  return same;
+}

@@ -1,0 +1,241 @@
+// Bitsliced Curl-P-81 PoW search, 128 nonces per transform in WASM SIMD (v128) lanes.
+// Trits are two bit-planes (-1 = l1 h0, 0 = l1 h1, +1 = l0 h1); see PROTOCOL.md §5 and assembly/README.md.
+
+// Memory map (page 0 belongs to the kernel; asc's own data starts at --memoryBase 65536).
+// The loader in src/pow/kernel.ts repeats these offsets.
+const DIGEST: usize = 0; // 32 bytes: the PoW digest, written by the host before setDigest()
+const RESULT: usize = 64; // u64: the nonce search() found
+const LANES_OUT: usize = 128; // 128 bytes: per-lane trailing zeros from laneZeros()
+const IO_TRITS: usize = 256; // 243 i8 trits: hashTrits() input and output
+const LANE_TABLE: usize = 1024; // 2 halves × 6 trits × 32 B: the lowest nonce byte per lane
+const TEMPLATE: usize = 2048; // 192 trits × 32 B: the digest's trits, broadcast
+const STATE_A: usize = 10240; // 729 trits × 32 B
+const STATE_B: usize = 34816; // 729 trits × 32 B, ends at 58144
+
+const T: usize = 32; // bytes per trit: lo plane at +0, hi plane at +16
+const LANES: u64 = 128;
+const ONES: v128 = i64x2(-1, -1);
+
+// The S-box: new = TT[a + 4b + 5] in 4 operations on this encoding (no plane needs inverting):
+// lo' = ah ^ (al & ~bl), hi' = al ^ (bh & lo'). Found by exhaustive search over 4-gate circuits.
+// Each call site spells it out so that the values stay in locals.
+
+/** Two rounds in one pass: t_i = S(src[547i], src[547i+364]) is round one's output at 364i, dst[i] = S(t_i, t_(i+1)).
+ * 547·4 ≡ 1 (mod 729), so unrolling by 4 turns every index into k + constant with no wrap for k ≤ 181. */
+function fusedRounds(src: usize, dst: usize): void {
+  let aL = v128.load(src, 0);
+  let aH = v128.load(src, 16);
+  let bL = v128.load(src, 364 * T);
+  let bH = v128.load(src, 364 * T + 16);
+  const t0L = v128.xor(aH, v128.andnot(aL, bL));
+  const t0H = v128.xor(aL, v128.and(bH, t0L));
+  let pL = t0L;
+  let pH = t0H;
+  let s = src;
+  let d = dst;
+  const sEnd = src + 182 * T;
+  while (s < sEnd) {
+    // n1 = t_(4k+1) from src[k+547], src[k+182]
+    const x547L = v128.load(s, 547 * T);
+    const x547H = v128.load(s, 547 * T + 16);
+    bL = v128.load(s, 182 * T);
+    bH = v128.load(s, 182 * T + 16);
+    const n1L = v128.xor(x547H, v128.andnot(x547L, bL));
+    const n1H = v128.xor(x547L, v128.and(bH, n1L));
+    let oL = v128.xor(pH, v128.andnot(pL, n1L));
+    v128.store(d, oL, 0);
+    v128.store(d, v128.xor(pL, v128.and(n1H, oL)), 16);
+    // n2 = t_(4k+2) from src[k+365], src[k]
+    const x365L = v128.load(s, 365 * T);
+    const x365H = v128.load(s, 365 * T + 16);
+    bL = v128.load(s, 0);
+    bH = v128.load(s, 16);
+    const n2L = v128.xor(x365H, v128.andnot(x365L, bL));
+    const n2H = v128.xor(x365L, v128.and(bH, n2L));
+    oL = v128.xor(n1H, v128.andnot(n1L, n2L));
+    v128.store(d, oL, T);
+    v128.store(d, v128.xor(n1L, v128.and(n2H, oL)), T + 16);
+    // n3 = t_(4k+3) from src[k+183], src[k+547]
+    aL = v128.load(s, 183 * T);
+    aH = v128.load(s, 183 * T + 16);
+    const n3L = v128.xor(aH, v128.andnot(aL, x547L));
+    const n3H = v128.xor(aL, v128.and(x547H, n3L));
+    oL = v128.xor(n2H, v128.andnot(n2L, n3L));
+    v128.store(d, oL, 2 * T);
+    v128.store(d, v128.xor(n2L, v128.and(n3H, oL)), 2 * T + 16);
+    // n4 = t_(4k+4) from src[k+1], src[k+365]
+    aL = v128.load(s, T);
+    aH = v128.load(s, T + 16);
+    const n4L = v128.xor(aH, v128.andnot(aL, x365L));
+    const n4H = v128.xor(aL, v128.and(x365H, n4L));
+    oL = v128.xor(n3H, v128.andnot(n3L, n4L));
+    v128.store(d, oL, 3 * T);
+    v128.store(d, v128.xor(n3L, v128.and(n4H, oL)), 3 * T + 16);
+    pL = n4L;
+    pH = n4H;
+    s += T;
+    d += 4 * T;
+  }
+  // i = 728 closes the cycle: dst[728] = S(t_728, t_0).
+  const oL = v128.xor(pH, v128.andnot(pL, t0L));
+  v128.store(d, oL, 0);
+  v128.store(d, v128.xor(pL, v128.and(t0H, oL)), 16);
+}
+
+/** 80 rounds as 40 fused passes, A → B → A; the state ends in A. */
+function rounds80(): void {
+  for (let r = 0; r < 40; r += 2) {
+    fusedRounds(STATE_A, STATE_B);
+    fusedRounds(STATE_B, STATE_A);
+  }
+}
+
+/** Round 81 for hash trit i alone: S(A[364i mod 729], A[364(i+1) mod 729]); sets lastL/lastH. */
+let lastL: v128 = ONES;
+let lastH: v128 = ONES;
+// @ts-ignore: decorator
+@inline function lastRoundTrit(i: u32): void {
+  const p = (i * 364) % 729;
+  const q = p < 365 ? p + 364 : p - 365;
+  const a = STATE_A + <usize>p * T;
+  const b = STATE_A + <usize>q * T;
+  const aL = v128.load(a, 0);
+  const bL = v128.load(b, 0);
+  lastL = v128.xor(v128.load(a, 16), v128.andnot(aL, bL));
+  lastH = v128.xor(aL, v128.and(v128.load(b, 16), lastL));
+}
+
+/** Balanced trit m (0..5) of the b1t6 encoding of byte b. */
+function byteTrit(b: u32, m: u32): i32 {
+  const v = <i32>(<i8>b) + 364;
+  let t = m < 3 ? (v % 27) - 13 : v / 27 - 13;
+  for (let j: u32 = 0; j < m % 3; j++) {
+    const r = ((t % 3) + 3) % 3;
+    t = (t - (r == 2 ? -1 : r)) / 3;
+  }
+  const r = ((t % 3) + 3) % 3;
+  return r == 2 ? -1 : r;
+}
+
+// @ts-ignore: decorator
+@inline function storeBroadcast(at: usize, trit: i32): void {
+  v128.store(at, trit > 0 ? i64x2(0, 0) : ONES, 0);
+  v128.store(at, trit < 0 ? i64x2(0, 0) : ONES, 16);
+}
+
+/** The lane table: lane j of half h carries the lowest nonce byte 128h + j. */
+function buildLaneTable(): void {
+  memory.fill(LANE_TABLE, 0, 2 * 6 * T);
+  for (let h: u32 = 0; h < 2; h++) {
+    for (let j: u32 = 0; j < 128; j++) {
+      for (let m: u32 = 0; m < 6; m++) {
+        const trit = byteTrit(h * 128 + j, m);
+        const at = LANE_TABLE + <usize>(h * 6 + m) * T + <usize>(j >> 3);
+        const bit: u32 = 1 << (j & 7);
+        if (trit <= 0) store<u8>(at, <u32>load<u8>(at) | bit);
+        if (trit >= 0) store<u8>(at + 16, <u32>load<u8>(at + 16) | bit);
+      }
+    }
+  }
+}
+
+let laneTableReady = false;
+
+/** Reads the 32-byte digest at DIGEST into the broadcast template (trits 0..191). */
+export function setDigest(): void {
+  if (!laneTableReady) {
+    buildLaneTable();
+    laneTableReady = true;
+  }
+  for (let i: u32 = 0; i < 32; i++) {
+    const b = <u32>load<u8>(DIGEST + i);
+    for (let m: u32 = 0; m < 6; m++) storeBroadcast(TEMPLATE + <usize>(i * 6 + m) * T, byteTrit(b, m));
+  }
+}
+
+/** State A := digest trits ‖ nonce trits (lane j: nonce base + j, base a multiple of 128) ‖ zeros. */
+function loadState(base: u64): void {
+  memory.copy(STATE_A, TEMPLATE, 192 * T);
+  memory.copy(STATE_A + 192 * T, LANE_TABLE + <usize>((base >> 7) & 1) * 6 * T, 6 * T);
+  for (let byte: u32 = 1; byte < 8; byte++) {
+    const b = <u32>((base >> (8 * byte)) & 0xff);
+    for (let m: u32 = 0; m < 6; m++) storeBroadcast(STATE_A + <usize>(192 + byte * 6 + m) * T, byteTrit(b, m));
+  }
+  for (let at = STATE_A + 240 * T; at < STATE_A + 729 * T; at += 16) v128.store(at, ONES);
+}
+
+// @ts-ignore: decorator
+@inline function bits(lo: u64, hi: u64): u64 {
+  return (~(<u64>0) << lo) & (~(<u64>0) >> (63 - hi));
+}
+
+/** The lanes j with lo ≤ j ≤ hi (both in 0..127), as a mask. */
+function laneRange(lo: u64, hi: u64): v128 {
+  const a: u64 = lo > 63 ? 0 : bits(lo, hi < 63 ? hi : 63);
+  const b: u64 = hi < 64 ? 0 : bits(lo > 64 ? lo - 64 : 0, hi - 64);
+  return i64x2(a, b);
+}
+
+/** Finds the first nonce n with first ≤ n ≤ last whose hash ends in at least `target` zero trits.
+ * Returns 1 and stores n at RESULT, or 0. setDigest() must have run. */
+export function search(target: u32, first: u64, last: u64): u32 {
+  let base = first & ~(LANES - 1);
+  while (true) {
+    loadState(base);
+    rounds80();
+    let ok = ONES;
+    for (let i: u32 = 243 - target; i < 243; i++) {
+      lastRoundTrit(i);
+      ok = v128.and(ok, v128.and(lastL, lastH));
+    }
+    const lo = first > base ? first - base : 0;
+    const hi = last - base < LANES - 1 ? last - base : LANES - 1;
+    if (lo > 0 || hi < LANES - 1) ok = v128.and(ok, laneRange(lo, hi));
+    if (v128.any_true(ok)) {
+      const a = i64x2.extract_lane(ok, 0);
+      const lane = a != 0 ? ctz(a) : 64 + ctz(i64x2.extract_lane(ok, 1));
+      store<u64>(RESULT, base + <u64>lane);
+      return 1;
+    }
+    if (last - base < LANES) return 0;
+    base += LANES;
+  }
+}
+
+/** For tests: the trailing zero trits of nonces base .. base+127 (base a multiple of 128), one byte per lane at LANES_OUT. */
+export function laneZeros(base: u64): void {
+  loadState(base);
+  rounds80();
+  let alive = ONES;
+  memory.fill(LANES_OUT, 0, 128);
+  for (let i: i32 = 242; i >= 0; i--) {
+    lastRoundTrit(<u32>i);
+    alive = v128.and(alive, v128.and(lastL, lastH));
+    if (!v128.any_true(alive)) break;
+    const a = i64x2.extract_lane(alive, 0);
+    const b = i64x2.extract_lane(alive, 1);
+    for (let j: u32 = 0; j < 64; j++) {
+      if ((a >> j) & 1) store<u8>(LANES_OUT + j, load<u8>(LANES_OUT + j) + 1);
+      if ((b >> j) & 1) store<u8>(LANES_OUT + 64 + j, load<u8>(LANES_OUT + 64 + j) + 1);
+    }
+  }
+}
+
+/** For tests: Curl-P-81 of the 243 trits at IO_TRITS (one absorb, every lane alike); the 243 hash trits of
+ * lane 0 replace them. Returns 1 when all 128 lanes agree. */
+export function hashTrits(): u32 {
+  for (let i: u32 = 0; i < 243; i++) storeBroadcast(STATE_A + <usize>i * T, <i32>load<i8>(IO_TRITS + i));
+  for (let at = STATE_A + 243 * T; at < STATE_A + 729 * T; at += 16) v128.store(at, ONES);
+  rounds80();
+  let same: u32 = 1;
+  for (let i: u32 = 0; i < 243; i++) {
+    lastRoundTrit(i);
+    const l = i64x2.extract_lane(lastL, 0) & 1;
+    const h = i64x2.extract_lane(lastH, 0) & 1;
+    store<i8>(IO_TRITS + i, <i8>(l == 0 ? 1 : h == 0 ? -1 : 0));
+    const wantL = l != 0 ? ONES : i64x2(0, 0);
+    const wantH = h != 0 ? ONES : i64x2(0, 0);
+    if (!i8x16.all_true(v128.and(v128.not(v128.xor(lastL, wantL)), v128.not(v128.xor(lastH, wantH))))) same = 0;
+  }
+  return same;
+}

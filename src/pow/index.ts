@@ -1,0 +1,17 @@
+// chrysalis-core/pow: TIP-12 proof of work — b1t6, a scalar Curl-P-81 reference, score and target arithmetic,
+// and the bitsliced WASM kernel run by a pool of workers.
+export { b1t6Encode, b1t6Decode, trytesToTrits, tritsToTrytes, TRYTE_ALPHABET } from "./trits.js";
+export { curlP81, CURL_HASH_TRITS, CURL_STATE_TRITS, CURL_ROUNDS } from "./curl.js";
+export { powDigest, powInputTrits, trailingZeros, powScore, targetZeros, messageNonce, MAX_TRAILING_ZEROS, POW_DIGEST_LENGTH } from "./score.js";
+export { Kernel, KERNEL_LANES, type KernelFlavor, simdSupported, defaultFlavor, kernelModule, searchNonce } from "./kernel.js";
+export {
+  createMiner,
+  mineNonce,
+  mineNonceSync,
+  abortError,
+  type Miner,
+  type MinerOptions,
+  type MineOptions,
+  type MineProgress,
+  type MinerStats,
+} from "./miner.js";

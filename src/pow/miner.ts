@@ -1,0 +1,460 @@
+// The parallel miner: one compiled kernel, a pool of worker threads (Node) or Web Workers (browsers) that keep
+// their kernel instance between jobs; jobs queue, each spreads over every worker; the first solution wins.
+import { ProtocolError, assertInteger } from "../bytes/errors.js";
+import { Kernel, type KernelFlavor, defaultFlavor, kernelModule } from "./kernel.js";
+import { MAX_TRAILING_ZEROS, powDigest, targetZeros, toNonce, trailingZeros } from "./score.js";
+import { WORKER_SOURCE } from "./worker-source.js";
+
+export interface MineProgress {
+  /** Nonces tried so far in this job, over all workers. */
+  hashes: number;
+  elapsedMs: number;
+}
+
+export interface MineOptions {
+  /** The network's minimum PoW score (4000 on mainnet). */
+  minScore: number;
+  /** Where the search starts (default 0); the miner may return any valid nonce at or after it. */
+  startNonce?: bigint | number;
+  /** Aborting rejects with an AbortError DOMException once every worker of the job has stopped. */
+  signal?: AbortSignal;
+  /** Called every 250 ms while the job runs. */
+  onProgress?: (progress: MineProgress) => void;
+}
+
+export interface MinerOptions {
+  /** Worker threads (default: the available parallelism). */
+  workers?: number;
+  /** Jobs allowed to wait behind the running one; one more rejects with POW_QUEUE_FULL. Default unlimited. */
+  maxQueue?: number;
+  /** Kernel build (default: SIMD where the engine has it). */
+  flavor?: KernelFlavor;
+}
+
+export interface MinerStats {
+  /** Live workers. */
+  workers: number;
+  /** A job is running (or its workers are still stopping). */
+  busy: boolean;
+  /** Jobs waiting. */
+  queued: number;
+  /** Nonces tried since the pool started. */
+  hashes: number;
+  threadIds: number[];
+}
+
+export interface Miner {
+  /** The nonce (as the u64 to write in the last 8 bytes) for a message whose last 8 bytes are its nonce field. */
+  mine(messageBytes: Uint8Array, options: MineOptions): Promise<bigint>;
+  /** The same from a PoW digest and a target number of trailing zero trits. */
+  mineDigest(digest: Uint8Array, targetZeros: number, options?: Omit<MineOptions, "minScore">): Promise<bigint>;
+  /** Rejects waiting and running jobs (POW_MINER_CLOSED) and stops every worker; resolves when all have exited. */
+  close(): Promise<void>;
+  readonly busy: boolean;
+  readonly queueLength: number;
+  stats(): MinerStats;
+}
+
+const PROGRESS_INTERVAL_MS = 250;
+const MAX_WORKERS = 512;
+/** Nonces per chunk: ~15–20 ms of work, the longest a worker runs before it sees a stop. */
+const CHUNK: Readonly<Record<KernelFlavor, bigint>> = { simd: 65536n, portable: 32768n };
+
+// ---- platform: Node worker_threads or Web Workers -------------------------------------------------------------
+
+interface WorkerHandle {
+  readonly threadId: number;
+  post(message: unknown): void;
+  terminate(): Promise<void>;
+  ref(): void;
+  unref(): void;
+}
+
+interface WorkerEvents {
+  message(data: unknown): void;
+  /** An uncaught error or an exit nobody asked for. */
+  failure(error: Error): void;
+  exit(): void;
+}
+
+type Spawn = (events: WorkerEvents) => WorkerHandle;
+
+const isNode = typeof process === "object" && typeof process.versions?.node === "string";
+
+async function platform(): Promise<{ spawn: Spawn; parallelism: number }> {
+  if (isNode) {
+    const { Worker } = await import("node:worker_threads");
+    const os = await import("node:os");
+    const spawn: Spawn = (events) => {
+      const worker = new Worker(WORKER_SOURCE, { eval: true });
+      worker.on("message", (data: unknown) => events.message(data));
+      worker.on("error", (error: Error) => events.failure(error));
+      worker.on("exit", () => events.exit());
+      return {
+        threadId: worker.threadId,
+        post: (message) => worker.postMessage(message),
+        terminate: async () => {
+          await worker.terminate();
+        },
+        ref: () => worker.ref(),
+        unref: () => worker.unref(),
+      };
+    };
+    return { spawn, parallelism: os.availableParallelism() };
+  }
+  if (typeof Worker !== "function") throw new ProtocolError("UNSUPPORTED", "this platform has no workers for the PoW miner");
+  const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "text/javascript" }));
+  let next = 1;
+  const spawn: Spawn = (events) => {
+    const worker = new Worker(url);
+    worker.onmessage = (event: MessageEvent) => events.message(event.data);
+    worker.onerror = (event: ErrorEvent) => {
+      event.preventDefault();
+      events.failure(new Error(event.message));
+    };
+    return {
+      threadId: next++,
+      post: (message) => worker.postMessage(message),
+      terminate: async () => {
+        worker.terminate();
+        events.exit();
+      },
+      ref: () => undefined,
+      unref: () => undefined,
+    };
+  };
+  return { spawn, parallelism: Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1) };
+}
+
+/** Rejection for an aborted job: a DOMException named AbortError, as fetch() and friends raise. */
+export function abortError(): DOMException {
+  return new DOMException("proof of work aborted", "AbortError");
+}
+
+// ---- the pool -------------------------------------------------------------------------------------------------
+
+interface PoolWorker {
+  readonly handle: WorkerHandle;
+  /** Int32 [0]: the job this worker may run; BigInt64 [1]: hashes tried in it. Absent without SharedArrayBuffer. */
+  readonly control: Int32Array | undefined;
+  readonly hashes: BigInt64Array | undefined;
+  /** Hashes reported by message (no SharedArrayBuffer). */
+  reported: number;
+  alive: boolean;
+  closing: boolean;
+  exited: Promise<void>;
+}
+
+interface Job {
+  readonly id: number;
+  readonly digest: Uint8Array;
+  readonly target: number;
+  readonly start: bigint;
+  readonly options: Omit<MineOptions, "minScore">;
+  readonly resolve: (nonce: bigint) => void;
+  readonly reject: (error: unknown) => void;
+  settled: boolean;
+  aborted: boolean;
+  error: unknown;
+  pending: Set<PoolWorker>;
+  startedAt: number;
+  timer: ReturnType<typeof setInterval> | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+/** The pool behind createMiner; exported for tests (its `workerHandles` let a test kill a thread). */
+export class MinerPool implements Miner {
+  private readonly requested: number | undefined;
+  private readonly maxQueue: number;
+  private readonly flavor: KernelFlavor;
+  private readonly module: WebAssembly.Module;
+  private readonly chunk: bigint;
+  private readonly pool: PoolWorker[] = [];
+  private readonly queue: Job[] = [];
+  private active: Job | undefined;
+  private spawn: Spawn | undefined;
+  private closed = false;
+  private closing: Promise<void> | undefined;
+  private nextId = 1;
+  private totalHashes = 0;
+  private readonly ready: Promise<void>;
+  private initError: unknown;
+
+  constructor(options: MinerOptions = {}) {
+    if (typeof options !== "object" || options === null) throw new ProtocolError("INVALID_ARGUMENT", "expected an options object", { path: "options" });
+    if (options.workers !== undefined) assertInteger(options.workers, "workers", 1, MAX_WORKERS);
+    if (options.maxQueue !== undefined) assertInteger(options.maxQueue, "maxQueue", 0, Number.MAX_SAFE_INTEGER);
+    this.requested = options.workers;
+    this.maxQueue = options.maxQueue ?? Number.POSITIVE_INFINITY;
+    this.flavor = options.flavor ?? defaultFlavor();
+    this.module = kernelModule(this.flavor);
+    this.chunk = CHUNK[this.flavor];
+    this.ready = this.init().catch((error: unknown) => {
+      this.initError = error;
+    });
+  }
+
+  private async init(): Promise<void> {
+    const { spawn, parallelism } = await platform();
+    this.spawn = spawn;
+    const count = this.requested ?? Math.min(parallelism, MAX_WORKERS);
+    for (let i = 0; i < count && !this.closed; i++) this.addWorker();
+  }
+
+  private addWorker(): void {
+    const spawn = this.spawn!;
+    const shared = typeof SharedArrayBuffer === "function" ? new SharedArrayBuffer(16) : undefined;
+    let markExited!: () => void;
+    const exited = new Promise<void>((resolve) => (markExited = resolve));
+    const worker: PoolWorker = {
+      handle: undefined as unknown as WorkerHandle,
+      control: shared ? new Int32Array(shared, 0, 2) : undefined,
+      hashes: shared ? new BigInt64Array(shared, 8, 1) : undefined,
+      reported: 0,
+      alive: true,
+      closing: false,
+      exited,
+    };
+    const handle = spawn({
+      message: (data) => this.onMessage(worker, data),
+      failure: (error) => this.onFailure(worker, error),
+      exit: () => {
+        markExited();
+        if (!worker.closing) this.onFailure(worker, new Error("the worker exited"));
+      },
+    });
+    (worker as { handle: WorkerHandle }).handle = handle;
+    handle.post({ type: "init", module: this.module, control: shared });
+    handle.unref();
+    this.pool.push(worker);
+  }
+
+  /** The live worker handles (tests terminate one to play a crash). */
+  get workerHandles(): readonly WorkerHandle[] {
+    return this.pool.map((w) => w.handle);
+  }
+
+  get busy(): boolean {
+    return this.active !== undefined;
+  }
+
+  get queueLength(): number {
+    return this.queue.length;
+  }
+
+  stats(): MinerStats {
+    return {
+      workers: this.pool.length,
+      busy: this.busy,
+      queued: this.queue.length,
+      hashes: this.totalHashes + (this.active ? this.jobHashes() : 0),
+      threadIds: this.pool.map((w) => w.handle.threadId),
+    };
+  }
+
+  async mine(messageBytes: Uint8Array, options: MineOptions): Promise<bigint> {
+    if (typeof options !== "object" || options === null) throw new ProtocolError("INVALID_ARGUMENT", "expected an options object", { path: "options" });
+    const digest = powDigest(messageBytes);
+    const target = targetZeros(messageBytes.length, options.minScore);
+    if (target > MAX_TRAILING_ZEROS) throw new ProtocolError("VALUE_OUT_OF_RANGE", `minScore needs ${target} trailing zeros; a hash has ${MAX_TRAILING_ZEROS}`, { path: "minScore" });
+    return this.mineDigest(digest, target, options);
+  }
+
+  async mineDigest(digest: Uint8Array, target: number, options: Omit<MineOptions, "minScore"> = {}): Promise<bigint> {
+    if (!(digest instanceof Uint8Array) || digest.length !== 32) throw new ProtocolError("INVALID_ARGUMENT", "expected a 32-byte digest", { path: "digest" });
+    assertInteger(target, "targetZeros", 0, MAX_TRAILING_ZEROS);
+    const start = toNonce(options.startNonce ?? 0n, "startNonce");
+    const { signal, onProgress } = options;
+    if (signal !== undefined && !(typeof signal === "object" && signal !== null && "aborted" in signal)) throw new ProtocolError("INVALID_ARGUMENT", "signal must be an AbortSignal", { path: "signal" });
+    if (onProgress !== undefined && typeof onProgress !== "function") throw new ProtocolError("INVALID_ARGUMENT", "onProgress must be a function", { path: "onProgress" });
+    if (this.closed) throw new ProtocolError("POW_MINER_CLOSED", "the miner is closed");
+    if (signal?.aborted) throw abortError();
+    if (this.queue.length >= this.maxQueue) throw new ProtocolError("POW_QUEUE_FULL", `${this.queue.length} PoW jobs are already waiting`);
+    return new Promise<bigint>((resolve, reject) => {
+      const job: Job = {
+        id: this.nextId++,
+        digest: digest.slice(),
+        target,
+        start,
+        options,
+        resolve,
+        reject,
+        settled: false,
+        aborted: false,
+        error: undefined,
+        pending: new Set(),
+        startedAt: 0,
+        timer: undefined,
+        onAbort: undefined,
+      };
+      if (signal !== undefined) {
+        job.onAbort = () => this.abort(job);
+        signal.addEventListener("abort", job.onAbort, { once: true });
+      }
+      this.queue.push(job);
+      void this.ready.then(() => this.pump());
+    });
+  }
+
+  private abort(job: Job): void {
+    if (job.settled) return;
+    const queued = this.queue.indexOf(job);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      this.settle(job, undefined, abortError());
+      return;
+    }
+    // Running: stop every worker; the rejection comes once they have all stopped.
+    job.aborted = true;
+    this.stopWorkers(job);
+  }
+
+  private settle(job: Job, nonce: bigint | undefined, error?: unknown): void {
+    if (job.settled) return;
+    job.settled = true;
+    if (job.onAbort !== undefined) job.options.signal?.removeEventListener("abort", job.onAbort);
+    if (nonce !== undefined) job.resolve(nonce);
+    else job.reject(error);
+  }
+
+  private pump(): void {
+    if (this.active !== undefined || this.closed) return;
+    if (this.initError !== undefined || this.pool.length === 0) {
+      const error = this.initError ?? new ProtocolError("POW_WORKER_FAILED", "no PoW worker is running");
+      for (const job of this.queue.splice(0)) this.settle(job, undefined, error);
+      return;
+    }
+    const job = this.queue.shift();
+    if (job === undefined) return;
+    this.active = job;
+    job.startedAt = performance.now();
+    const workers = this.pool.length;
+    this.pool.forEach((worker, index) => {
+      job.pending.add(worker);
+      worker.reported = 0;
+      if (worker.control !== undefined) {
+        Atomics.store(worker.hashes!, 0, 0n);
+        Atomics.store(worker.control, 0, job.id);
+      }
+      worker.handle.ref();
+      worker.handle.post({ type: "job", id: job.id, digest: job.digest, target: job.target, start: job.start, chunk: this.chunk, index, workers });
+    });
+    const onProgress = job.options.onProgress;
+    if (onProgress !== undefined) {
+      job.timer = setInterval(() => {
+        if (!job.settled) onProgress({ hashes: this.jobHashes(), elapsedMs: performance.now() - job.startedAt });
+      }, PROGRESS_INTERVAL_MS);
+    }
+  }
+
+  private jobHashes(): number {
+    let sum = 0;
+    for (const worker of this.pool) sum += worker.hashes !== undefined ? Number(Atomics.load(worker.hashes, 0)) : worker.reported;
+    return sum;
+  }
+
+  private stopWorkers(job: Job): void {
+    for (const worker of job.pending) {
+      if (worker.control !== undefined) Atomics.store(worker.control, 0, 0);
+      else worker.handle.post({ type: "stop", id: job.id });
+    }
+  }
+
+  private onMessage(worker: PoolWorker, data: unknown): void {
+    const message = data as { type: string; id: number; nonce?: bigint; hashes?: number };
+    const job = this.active;
+    if (job === undefined || message.id !== job.id) return;
+    if (message.type === "progress") worker.reported = message.hashes ?? 0;
+    else if (message.type === "found") {
+      const nonce = message.nonce!;
+      // A cheap guard on the whole chain (kernel, slicing, transfer): the scalar reference must agree.
+      if (trailingZeros(job.digest, nonce) >= job.target) this.settle(job, nonce);
+      else job.error ??= new ProtocolError("POW_KERNEL_ERROR", `the kernel returned nonce ${nonce}, which misses the target`);
+      this.stopWorkers(job);
+    } else if (message.type === "done") {
+      job.pending.delete(worker);
+      worker.handle.unref();
+      if (job.pending.size === 0) this.finish(job);
+    }
+  }
+
+  private onFailure(worker: PoolWorker, error: Error): void {
+    if (!worker.alive) return;
+    worker.alive = false;
+    const index = this.pool.indexOf(worker);
+    if (index >= 0) this.pool.splice(index, 1);
+    if (!worker.closing) {
+      worker.closing = true;
+      void worker.handle.terminate().catch(() => undefined);
+    }
+    const job = this.active;
+    if (job !== undefined && job.pending.delete(worker)) {
+      job.error ??= new ProtocolError("POW_WORKER_FAILED", `a PoW worker stopped: ${error.message}`, { cause: error });
+      this.stopWorkers(job);
+      if (job.pending.size === 0) this.finish(job);
+    }
+    if (!this.closed) this.addWorker();
+  }
+
+  private finish(job: Job): void {
+    if (job.timer !== undefined) clearInterval(job.timer);
+    this.totalHashes += this.jobHashes();
+    this.active = undefined;
+    if (job.aborted) this.settle(job, undefined, abortError());
+    else if (job.error !== undefined) this.settle(job, undefined, job.error);
+    else this.settle(job, undefined, new ProtocolError("POW_NOT_FOUND", "no nonce meets the target in the rest of the nonce space"));
+    this.pump();
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.closed = true;
+    await this.ready;
+    const error = new ProtocolError("POW_MINER_CLOSED", "the miner was closed");
+    for (const job of this.queue.splice(0)) this.settle(job, undefined, error);
+    const job = this.active;
+    if (job !== undefined) {
+      if (job.timer !== undefined) clearInterval(job.timer);
+      this.stopWorkers(job);
+      this.settle(job, undefined, error);
+      this.active = undefined;
+    }
+    const workers = this.pool.splice(0);
+    await Promise.all(
+      workers.map(async (worker) => {
+        worker.closing = true;
+        worker.alive = false;
+        await worker.handle.terminate().catch(() => undefined);
+        await worker.exited;
+      }),
+    );
+  }
+}
+
+/** A persistent pool of PoW workers; close() it when done (idle workers do not keep Node alive). */
+export function createMiner(options: MinerOptions = {}): Miner {
+  return new MinerPool(options);
+}
+
+/** Mines one message on a temporary pool (`workers` threads, default all cores), closed before this resolves. */
+export async function mineNonce(messageBytes: Uint8Array, options: MineOptions & { workers?: number }): Promise<bigint> {
+  const miner = new MinerPool(options?.workers !== undefined ? { workers: options.workers } : {});
+  try {
+    return await miner.mine(messageBytes, options);
+  } finally {
+    await miner.close();
+  }
+}
+
+/** The first nonce ≥ startNonce meeting the target, on the calling thread (deterministic; for small targets). */
+export function mineNonceSync(messageBytes: Uint8Array, minScore: number, startNonce: bigint | number = 0n, flavor?: KernelFlavor): bigint | undefined {
+  const target = targetZeros(messageBytes.length, minScore);
+  if (target > MAX_TRAILING_ZEROS) throw new ProtocolError("VALUE_OUT_OF_RANGE", `minScore needs ${target} trailing zeros; a hash has ${MAX_TRAILING_ZEROS}`, { path: "minScore" });
+  const kernel = new Kernel(flavor ?? defaultFlavor());
+  return kernel.searchNonce(powDigest(messageBytes), target, startNonce, (1n << 64n) - toNonce(startNonce, "startNonce"));
+}
+
