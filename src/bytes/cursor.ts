@@ -31,9 +31,40 @@ export class Fault extends Error {
 
 const TWO_32 = 0x1_0000_0000;
 
+// A fresh ArrayBuffer per call costs more than the whole rest of encoding or decoding a small message, so small
+// outputs and decoders' private input copies are carved out of a slab owned by this module (Node's Buffer pool policy:
+// 8 KiB slabs; anything over half a slab gets its own buffer). Trade-off, as with Node's Buffer: such an array's
+// `.buffer` is shared with other results, so respect byteOffset, and copy it before transferring its buffer.
+const SLAB_SIZE = 8192;
+let slab = new Uint8Array(SLAB_SIZE);
+let slabUsed = 0;
+
+/** `n` bytes no other caller holds; zero-filled only when they come from a fresh buffer, so write every byte. */
+export function allocate(n: number): Uint8Array {
+  if (n > SLAB_SIZE >>> 1) return new Uint8Array(n);
+  if (slabUsed + n > SLAB_SIZE) {
+    slab = new Uint8Array(SLAB_SIZE);
+    slabUsed = 0;
+  }
+  const out = slab.subarray(slabUsed, slabUsed + n);
+  slabUsed = (slabUsed + n + 7) & ~7;
+  return out;
+}
+
+/** A private copy of `bytes`: nothing the caller holds aliases it. */
+export function privateCopy(bytes: Uint8Array): Uint8Array {
+  const copy = allocate(bytes.length);
+  copy.set(bytes);
+  return copy;
+}
+
+/** An 8-byte scratch area for u64 conversions without allocating a DataView per call. */
+export const scratch = new Uint8Array(8);
+export const scratchView = new DataView(scratch.buffer);
+
 export class Reader {
   readonly bytes: Uint8Array;
-  readonly view: DataView;
+  private dataView: DataView | undefined;
   pos = 0;
   /** Reads stop here: the end of the input, or of a length-prefixed payload while it is being read. */
   end: number;
@@ -41,8 +72,12 @@ export class Reader {
   /** Takes the bytes as they are; the caller decides whether they are a private copy. */
   constructor(bytes: Uint8Array) {
     this.bytes = bytes;
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.end = bytes.length;
+  }
+
+  /** Made on first use: the generated codec assembles integers itself and never needs one. */
+  get view(): DataView {
+    return (this.dataView ??= new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength));
   }
 
   get remaining(): number {
@@ -103,13 +138,16 @@ export class Reader {
 
 export class Writer {
   readonly bytes: Uint8Array;
-  readonly view: DataView;
+  private dataView: DataView | undefined;
   pos = 0;
 
-  /** Allocates the output once: the caller computed the exact size. */
+  /** Allocates the output once (see `allocate`): the caller computed the exact size and writes every byte. */
   constructor(size: number) {
-    this.bytes = new Uint8Array(size);
-    this.view = new DataView(this.bytes.buffer);
+    this.bytes = allocate(size);
+  }
+
+  get view(): DataView {
+    return (this.dataView ??= new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength));
   }
 
   u8(v: number): void {

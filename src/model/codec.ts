@@ -3,19 +3,51 @@
 import { ProtocolError } from "../bytes/errors.js";
 import { MAX_MESSAGE_LENGTH, MIN_MESSAGE_LENGTH } from "../bytes/limits.js";
 import * as layout from "./layout.js";
-import { compile, decodeWith, encodeWith } from "./serializer.js";
+import { canGenerate, generate } from "./generate.js";
+import { type Codec, type Layout, decodeWith, encodeWith, interpret } from "./serializer.js";
 import type { IndexationPayload, Message, MilestonePayload, Payload, ReceiptPayload, TransactionEssence, TransactionPayload } from "./types.js";
 
-const messageCodec = compile(layout.message);
-const payloadCodec = compile(layout.messagePayload);
-const essenceCodec = compile(layout.transactionEssence);
-const transactionCodec = compile(layout.transactionPayload);
-const milestoneCodec = compile(layout.milestonePayload);
-const milestoneEssenceCodec = compile(layout.milestoneEssence);
-const indexationCodec = compile(layout.indexationPayload);
-const receiptCodec = compile(layout.receiptPayload);
+/** The back-end that runs the layouts: specialized generated functions, or the closure interpreter. */
+export type CodecEngine = "generated" | "interpreted";
 
-/** The canonical bytes of a message (53 .. 32768 of them); throws ProtocolError for anything decode would reject. */
+let messageCodec: Codec;
+let payloadCodec: Codec;
+let essenceCodec: Codec;
+let transactionCodec: Codec;
+let milestoneCodec: Codec;
+let milestoneEssenceCodec: Codec;
+let indexationCodec: Codec;
+let receiptCodec: Codec;
+let engine: CodecEngine;
+
+/**
+ * Chooses the back-end (both derive from the same layouts and give the same results). "generated" is the default where
+ * the platform allows compiling code (no Content-Security-Policy forbidding it); returns the engine now in use.
+ */
+export function selectCodecEngine(choice: CodecEngine = canGenerate ? "generated" : "interpreted"): CodecEngine {
+  const build: (l: Layout) => Codec = choice === "generated" && canGenerate ? generate : interpret;
+  messageCodec = build(layout.message);
+  payloadCodec = build(layout.messagePayload);
+  essenceCodec = build(layout.transactionEssence);
+  transactionCodec = build(layout.transactionPayload);
+  milestoneCodec = build(layout.milestonePayload);
+  milestoneEssenceCodec = build(layout.milestoneEssence);
+  indexationCodec = build(layout.indexationPayload);
+  receiptCodec = build(layout.receiptPayload);
+  engine = build === generate ? "generated" : "interpreted";
+  return engine;
+}
+selectCodecEngine();
+
+export function codecEngine(): CodecEngine {
+  return engine;
+}
+
+/**
+ * The canonical bytes of a message (53 .. 32768 of them); throws ProtocolError for anything decode would reject.
+ * Small results are carved out of a shared slab like Node's pooled Buffers: respect `byteOffset`, and `slice()` before
+ * transferring the underlying ArrayBuffer to a worker.
+ */
 export function encodeMessage(message: Message): Uint8Array {
   return encodeWith(messageCodec, message, "", MAX_MESSAGE_LENGTH);
 }

@@ -1,6 +1,6 @@
 // The layout engine (after hive.go's serializer): a declarative description of an object's wire layout, compiled
 // once into a sizer, a writer and a reader, so encoding, decoding and the syntactic checks can never drift apart.
-import { Fault, Reader, Writer, compareSlices } from "../bytes/cursor.js";
+import { Fault, Reader, Writer, compareSlices, privateCopy } from "../bytes/cursor.js";
 import { MAX_U64 } from "../bytes/limits.js";
 
 /** What an array rule sees: the elements, and where each one's serialized form sits in the buffer. */
@@ -101,14 +101,14 @@ function invalid(message: string): Fault {
   return new Fault("INVALID_ARGUMENT", message, undefined);
 }
 
-const compiled = new WeakMap<object, Codec>();
+const interpreted = new WeakMap<object, Codec>();
 
-/** Compiles a layout once; the same layout object always yields the same codec. */
-export function compile(layout: Layout): Codec {
-  const known = compiled.get(layout);
+/** The closure interpreter of a layout (the engine where code generation is unavailable); memoized per layout object. */
+export function interpret(layout: Layout): Codec {
+  const known = interpreted.get(layout);
   if (known !== undefined) return known;
   const codec = build(layout);
-  compiled.set(layout, codec);
+  interpreted.set(layout, codec);
   return codec;
 }
 
@@ -267,7 +267,7 @@ function varBytesCodec(prefix: 2 | 4, min: number, max: number): Codec {
 }
 
 /** Reusable per compiled array: the element boundaries of the array being processed (arrays never nest in themselves). */
-class Bounds implements ArrayView {
+export class Bounds implements ArrayView {
   bytes: Uint8Array = new Uint8Array(0);
   decoding = false;
   readonly starts: Int32Array;
@@ -292,8 +292,19 @@ class Bounds implements ArrayView {
   }
 }
 
+/** Sorted order over the serialized slices of the elements (nothing is re-serialized); `strict` also forbids equal neighbours. */
+export function checkOrder(bounds: Bounds, count: number, strict: boolean): void {
+  const s = bounds.starts;
+  const b = bounds.bytes;
+  for (let i = 1; i < count; i++) {
+    const c = compareSlices(b, s[i - 1]!, s[i]!, s[i]!, s[i + 1]!);
+    if (c > 0) bounds.fail("NOT_SORTED", "elements must be in ascending byte order", i);
+    if (c === 0 && strict) bounds.fail("DUPLICATE", "element appears twice", i);
+  }
+}
+
 function arrayCodec(layout: ArrayLayout): Codec {
-  const of = compile(layout.of);
+  const of = interpret(layout.of);
   const { prefix, min, max, order, rule } = layout;
   const countFrom = layout.countFrom as ((parent: unknown) => number) | undefined;
   const bounds = new Bounds(max);
@@ -306,17 +317,8 @@ function arrayCodec(layout: ArrayLayout): Codec {
     }
   }
 
-  // Sorted order and the array rule, over the serialized slices of the elements: nothing is re-serialized.
   function checkOrderAndRule(items: unknown[]): void {
-    if (order !== undefined) {
-      const s = bounds.starts;
-      const b = bounds.bytes;
-      for (let i = 1; i < items.length; i++) {
-        const c = compareSlices(b, s[i - 1]!, s[i]!, s[i]!, s[i + 1]!);
-        if (c > 0) bounds.fail("NOT_SORTED", "elements must be in ascending byte order", i);
-        if (c === 0 && order === "strict") bounds.fail("DUPLICATE", "element appears twice", i);
-      }
-    }
+    if (order !== undefined) checkOrder(bounds, items.length, order === "strict");
     if (rule !== undefined) rule(items as never[], bounds);
   }
 
@@ -378,7 +380,7 @@ function structCodec(layout: StructLayout): Codec {
   const n = layout.fields.length;
   const keys = layout.fields.map((f) => f.key);
   const names = layout.fields.map((f) => f.json);
-  const codecs = layout.fields.map((f) => compile(f.layout));
+  const codecs = layout.fields.map((f) => interpret(f.layout));
   return {
     size(v) {
       if (typeof v !== "object" || v === null) throw invalid(`expected ${layout.name} to be an object`);
@@ -420,7 +422,7 @@ function structCodec(layout: StructLayout): Codec {
   };
 }
 
-function variantTag(variant: StructLayout): number {
+export function variantTag(variant: StructLayout): number {
   const first = variant.fields[0];
   if (first === undefined || first.layout.kind !== "tag") throw new Error(`layout ${variant.name} has no type tag first`);
   return first.layout.value;
@@ -430,7 +432,7 @@ function unionCodec(layout: UnionLayout): Codec {
   const tags = layout.variants.map(variantTag);
   const byTag: (Codec | undefined)[] = [];
   layout.variants.forEach((variant, i) => {
-    byTag[tags[i]!] = compile(variant);
+    byTag[tags[i]!] = interpret(variant);
   });
   const allowed = tags.join(", ");
   const width = layout.width;
@@ -463,7 +465,7 @@ function unionCodec(layout: UnionLayout): Codec {
 }
 
 function payloadCodec(layout: PayloadLayout): Codec {
-  const of = compile(layout.of);
+  const of = interpret(layout.of);
   const optional = layout.optional;
   return {
     size(v, parent) {
@@ -509,7 +511,7 @@ function payloadCodec(layout: PayloadLayout): Codec {
 /** Runs a layout's reader over `bytes` (copied once; fields are views of the copy) and demands it ends there. */
 export function decodeWith(codec: Codec, bytes: unknown, path = ""): unknown {
   if (!(bytes instanceof Uint8Array)) throw new Fault("INVALID_ARGUMENT", "expected a Uint8Array", undefined).toProtocolError(path);
-  const r = new Reader(new Uint8Array(bytes));
+  const r = new Reader(privateCopy(bytes));
   try {
     const value = codec.read(r, {});
     if (r.pos !== r.end) throw new Fault("TRAILING_BYTES", `${r.end - r.pos} bytes after the end`, r.pos);
