@@ -420,6 +420,7 @@ export class MinerPool implements Miner {
     if (job !== undefined) {
       if (job.timer !== undefined) clearInterval(job.timer);
       this.stopWorkers(job);
+      this.totalHashes += this.jobHashes();
       this.settle(job, undefined, error);
       this.active = undefined;
     }
