@@ -82,9 +82,9 @@ describe("the whole flow: prove ownership, submit without networkId/parents/nonc
     const parents = tips.map((t) => Uint8Array.from(Buffer.from(t, "hex"))).sort(Buffer.compare);
     const bytes = encodeMessage({ networkId: networkId("chrysalis-test"), parents, payload: { type: 2, index: new TextEncoder().encode("raw"), data: new Uint8Array(3) }, nonce: 0n });
     const nonce = await mineNonce(bytes, { minScore: 100, workers: 1 });
-    new DataView(bytes.buffer).setBigUint64(bytes.length - 8, nonce, true);
+    new DataView(bytes.buffer, bytes.byteOffset, bytes.length).setBigUint64(bytes.length - 8, nonce, true);
     const res = await call(`${run.url}${MESSAGES}`, { method: "POST", headers: { "content-type": "application/octet-stream", ...authHeaders(jwt) }, body: bytes as Uint8Array<ArrayBuffer> });
-    expect(res.status).toBe(201);
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
     expect(res.json.data.messageId).toBe(messageId(bytes));
   });
 });
