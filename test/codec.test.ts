@@ -19,6 +19,7 @@ import {
   encodeReceiptPayload,
   encodeTransactionEssence,
   encodeTransactionPayload,
+  selectCodecEngine,
   validateMessage,
 } from "../src/model/codec.js";
 import type { Message } from "../src/model/types.js";
@@ -95,6 +96,21 @@ describe("round trip: decode(encode(m)) equals m and encode(decode(b)) equals b"
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("messages of every payload kind, on the interpreted engine as well", () => {
+    expect(selectCodecEngine("interpreted")).toBe("interpreted");
+    try {
+      fc.assert(
+        fc.property(arbMessage(), (m: Message) => {
+          const bytes = encodeMessage(m);
+          expect(decodeMessage(bytes)).toEqual(m);
+        }),
+        { numRuns: 200 },
+      );
+    } finally {
+      selectCodecEngine();
+    }
   });
 
   it("transaction payloads on their own", () => {

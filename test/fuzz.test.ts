@@ -16,6 +16,7 @@ import {
   encodePayload,
   encodeTransactionEssence,
   encodeTransactionPayload,
+  selectCodecEngine,
 } from "../src/model/codec.js";
 import type { Message } from "../src/model/types.js";
 import { arbMessage } from "./arbitraries.js";
@@ -209,5 +210,34 @@ describe("encoders given arbitrary values raise ProtocolError or produce bytes t
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+/** The outcome of one decode, comparable across engines. */
+function outcome(bytes: Uint8Array): unknown {
+  try {
+    return { message: decodeMessage(bytes) };
+  } catch (error) {
+    const e = error as ProtocolError;
+    return { code: e.code, path: e.path, offset: e.offset, message: e.message };
+  }
+}
+
+describe("the generated and the interpreted engine give the same answer", () => {
+  it("on mutated valid encodings: the same message, or the same code, path, offset and message", () => {
+    try {
+      fc.assert(
+        fc.property(arbMessage(), fc.array(arbMutation, { minLength: 1, maxLength: 3 }), (m, mutations) => {
+          const bytes = mutate(encodeMessage(m), mutations);
+          selectCodecEngine("interpreted");
+          const interpreted = outcome(bytes);
+          selectCodecEngine("generated");
+          expect(outcome(bytes)).toEqual(interpreted);
+        }),
+        { numRuns: 1500 },
+      );
+    } finally {
+      selectCodecEngine();
+    }
   });
 });
