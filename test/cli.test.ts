@@ -78,8 +78,7 @@ describe("chrysalis (dist/cli/main.js)", () => {
   });
 
   it("pow mines a message and prints it with a score reaching the target", () => {
-    const example = vectors.minerExamples[0];
-    const r = chrysalis(["pow", "--min-score", "100", "--workers", "1"], example.messageWithZeroNonceHex);
+    const r = chrysalis(["pow", "--min-score", "100", "--workers", "1"], vectors.messages[0].hex);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/mined nonce \d+ in .* score \d+/);
     const validated = chrysalis(["message", "validate", "--min-score", "100"], r.stdout);
