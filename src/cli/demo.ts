@@ -45,7 +45,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     const value = await run();
     const ms = performance.now() - started;
     steps.push({ name, ms });
-    log(`[${steps.length}/${total}] ${name.padEnd(34)} ${ms.toFixed(1).padStart(8)} ms  ${describe(value)}`);
+    log(`[${steps.length}/${total}] ${name.padEnd(40)} ${ms.toFixed(1).padStart(8)} ms  ${describe(value)}`);
     return value;
   }
 
