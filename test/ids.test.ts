@@ -3,7 +3,8 @@
 import { Blake2b } from "@iota/crypto.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { blake2b256 } from "../src/crypto/blake2b.js";
+import { createBLAKE2b } from "hash-wasm";
+import { blake2b256, blake2b256Js, blake2bImplementation } from "../src/crypto/blake2b.js";
 import { decodeMessage, encodeMessage } from "../src/model/codec.js";
 import { essenceHash, messageId, networkId, outputId, parseOutputId, transactionId } from "../src/model/ids.js";
 import type { TransactionPayload } from "../src/model/types.js";
@@ -135,5 +136,26 @@ describe("network id: the first 8 bytes of BLAKE2b-256 of the UTF-8 network name
   });
   it("rejects a name that is not a string", () => {
     expectProtocolError(() => networkId(7 as unknown as string), "INVALID_ARGUMENT", { path: "name" });
+  });
+});
+
+describe("BLAKE2b-256 under every id: the WebAssembly kernel equals the reference at every block boundary", () => {
+  it("runs our kernel in Node", () => expect(blake2bImplementation).toBe("kernel"));
+  it("agrees with @noble/hashes and hash-wasm on lengths around the 128-byte blocks and on large inputs", async () => {
+    const hasher = await createBLAKE2b(256);
+    for (const n of [0, 1, 3, 64, 111, 127, 128, 129, 255, 256, 257, 383, 384, 385, 1000, 32 * 1024, 32 * 1024 + 1, 200_000]) {
+      const input = Uint8Array.from({ length: n }, (_, i) => (i * 151 + n) & 0xff);
+      const ours = toHexString(blake2b256(input));
+      expect(ours, `length ${n}`).toBe(toHexString(blake2b256Js(input)));
+      expect(ours, `length ${n}`).toBe(hasher.init().update(input).digest("hex"));
+    }
+  });
+  it("agrees on arbitrary inputs, and a small hash after a large one is unaffected by leftovers in memory", () => {
+    blake2b256(new Uint8Array(100_000).fill(0xff));
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 700 }), (bytes) => {
+        expect(blake2b256(bytes)).toEqual(blake2b256Js(bytes));
+      }),
+    );
   });
 });
