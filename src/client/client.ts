@@ -214,7 +214,11 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
     if (partial.payload !== undefined) message.payload = partial.payload;
     if (hasNonce) return message;
     const bytes = encodeMessage(message);
-    const powOptions: { minScore: number; signal?: AbortSignal; onProgress?: (p: { hashes: number; elapsedMs: number }) => void; workers?: number } = { minScore: info!.minPoWScore };
+    // Start at 1: in JSON a nonce of "0" means "missing" (PROTOCOL.md §6), so a node would mine the message again.
+    const powOptions: { minScore: number; startNonce: bigint; signal?: AbortSignal; onProgress?: (p: { hashes: number; elapsedMs: number }) => void; workers?: number } = {
+      minScore: info!.minPoWScore,
+      startNonce: 1n,
+    };
     if (submit.signal !== undefined) powOptions.signal = submit.signal;
     if (submit.onProgress !== undefined) powOptions.onProgress = submit.onProgress;
     if (options.miner !== undefined) message.nonce = await options.miner.mine(bytes, powOptions);
