@@ -46,7 +46,8 @@ export function allocate(n: number): Uint8Array {
     slab = new Uint8Array(SLAB_SIZE);
     slabUsed = 0;
   }
-  const out = slab.subarray(slabUsed, slabUsed + n);
+  // A view constructed on the buffer directly costs about half of what subarray() does.
+  const out = new Uint8Array(slab.buffer, slabUsed, n);
   slabUsed = (slabUsed + n + 7) & ~7;
   return out;
 }
@@ -64,6 +65,9 @@ export const scratchView = new DataView(scratch.buffer);
 
 export class Reader {
   readonly bytes: Uint8Array;
+  /** `bytes.buffer` and `bytes.byteOffset`, for making field views without subarray()'s overhead. */
+  readonly buffer: ArrayBufferLike;
+  readonly base: number;
   private dataView: DataView | undefined;
   pos = 0;
   /** Reads stop here: the end of the input, or of a length-prefixed payload while it is being read. */
@@ -72,6 +76,8 @@ export class Reader {
   /** Takes the bytes as they are; the caller decides whether they are a private copy. */
   constructor(bytes: Uint8Array) {
     this.bytes = bytes;
+    this.buffer = bytes.buffer;
+    this.base = bytes.byteOffset;
     this.end = bytes.length;
   }
 

@@ -113,7 +113,7 @@ function w${n}(w) { const b = w.bytes; const p = w.pos; ${writeInt(width, String
       case "bytes": {
         const { length } = layout;
         return `
-function r${n}(r) { const p = r.pos; if (r.end - p < ${length}) throw T(p, ${length}, r.end - p); r.pos = p + ${length}; return r.bytes.subarray(p, p + ${length}); }
+function r${n}(r) { const p = r.pos; if (r.end - p < ${length}) throw T(p, ${length}, r.end - p); r.pos = p + ${length}; return new Uint8Array(r.buffer, r.base + p, ${length}); }
 function s${n}(v) { if (!(v instanceof Uint8Array)) throw I("expected a Uint8Array");
   if (v.length !== ${length}) throw new F("LENGTH_OUT_OF_RANGE", "expected ${length} bytes, got " + v.length, undefined); return ${length}; }
 function w${n}(w, v) { w.bytes.set(v, w.pos); w.pos += ${length}; }`;
@@ -124,7 +124,7 @@ function w${n}(w, v) { w.bytes.set(v, w.pos); w.pos += ${length}; }`;
         return `
 function r${n}(r) { let p = r.pos; if (r.end - p < ${prefix}) throw T(p, ${prefix}, r.end - p); const b = r.bytes; const len = ${readInt(prefix)};
   if (len < ${min} || len > ${max}) throw new F("LENGTH_OUT_OF_RANGE", ${range} + len, p);
-  p += ${prefix}; r.pos = p; if (r.end - p < len) throw T(p, len, r.end - p); r.pos = p + len; return b.subarray(p, p + len); }
+  p += ${prefix}; r.pos = p; if (r.end - p < len) throw T(p, len, r.end - p); r.pos = p + len; return new Uint8Array(r.buffer, r.base + p, len); }
 function s${n}(v) { if (!(v instanceof Uint8Array)) throw I("expected a Uint8Array");
   if (v.length < ${min} || v.length > ${max}) throw new F("LENGTH_OUT_OF_RANGE", ${range} + v.length, undefined); return ${prefix} + v.length; }
 function w${n}(w, v) { const b = w.bytes; const p = w.pos; const len = v.length; ${writeInt(prefix, "len")} b.set(v, p + ${prefix}); w.pos = p + ${prefix} + len; }`;
