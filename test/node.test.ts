@@ -9,7 +9,7 @@ import { messageId, networkId, outputId, transactionId } from "../src/model/ids.
 import { payloadToJson } from "../src/model/json.js";
 import { buildTransactionPayload } from "../src/model/transaction.js";
 import type { Message, TransactionPayload } from "../src/model/types.js";
-import { powScore } from "../src/pow/index.js";
+import { createMiner, powScore } from "../src/pow/index.js";
 import { createNode, MemoryLedger, MemoryStore, NodeError, ZERO_MESSAGE_ID, type ChrysalisNode } from "../src/node/index.js";
 import { GENESIS_TX, genesisLedger, wallet, type Wallet } from "./node-helpers.js";
 
@@ -243,6 +243,18 @@ describe("semantic checks against the ledger", () => {
     } finally {
       await node.close();
     }
+  });
+});
+
+describe("the miner's failures are the node's (503), not the submitter's", () => {
+  it("a closed miner answers 503 POW_FAILED naming nonce, and nothing is stored", async () => {
+    const miner = createMiner({ workers: 1 });
+    await miner.close();
+    const node = createNode({ network: NETWORK, minPoWScore: 1, pow: { miner } });
+    const error = await rejects(node.submitMessage({ payload: null }), "POW_FAILED", "nonce");
+    expect((error as NodeError).status).toBe(503);
+    expect((node.store as MemoryStore).size).toBe(0);
+    await node.close();
   });
 });
 

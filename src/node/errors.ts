@@ -9,6 +9,7 @@ export type NodeErrorCode =
   | "INSUFFICIENT_POW"
   | "CANNOT_FILL" // the node cannot fill a missing field (no tips, PoW disabled): 503
   | "POW_QUEUE_FULL" // the miner's queue is full: 503
+  | "POW_FAILED" // the node's miner failed (a worker died, the miner closed): 503
   | "INPUT_NOT_FOUND"
   | "INPUT_SPENT"
   | "AMOUNTS_DIFFER"
@@ -33,6 +34,7 @@ const DEFAULT_STATUS: Record<NodeErrorCode, number> = {
   INSUFFICIENT_POW: 400,
   CANNOT_FILL: 503,
   POW_QUEUE_FULL: 503,
+  POW_FAILED: 503,
   INPUT_NOT_FOUND: 400,
   INPUT_SPENT: 400,
   AMOUNTS_DIFFER: 400,

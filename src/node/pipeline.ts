@@ -9,7 +9,7 @@ import { messageId, networkId as networkIdOf, transactionId } from "../model/ids
 import { jsonPath, partialMessageFromJson, type PartialMessage } from "../model/json.js";
 import type { Message } from "../model/types.js";
 import { createMiner, powDigest, powScore, type Miner } from "../pow/index.js";
-import { abortError, NodeError } from "./errors.js";
+import { abortError, isAbortError, NodeError } from "./errors.js";
 import { checkTransaction, type UtxoResolver } from "./ledger.js";
 import { MemoryStore, type MessageStore, type StoredMessage } from "./storage.js";
 
@@ -141,7 +141,7 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
         return Promise.reject(new NodeError("POW_QUEUE_FULL", `the node is busy: ${jobs.size} PoW jobs are in flight, try again later`));
       }
       const controller = new AbortController();
-      const created: PowJob = { promise: getMiner().mine(bytes, { minScore: minPoWScore, signal: controller.signal }), controller, waiters: 0 };
+      const created: PowJob = { promise: getMiner().mine(bytes, { minScore: minPoWScore, signal: controller.signal }).catch(minerFailure), controller, waiters: 0 };
       job = created;
       jobs.set(key, created);
       stats.powJobs++;
@@ -185,6 +185,14 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
         },
       );
     });
+  }
+
+  // The miner's own failures are the node's trouble, not the submitter's: 503 naming the nonce, never a 400.
+  function minerFailure(error: unknown): never {
+    if (isAbortError(error)) throw error;
+    const code = error instanceof ProtocolError ? error.code : "";
+    if (code === "POW_QUEUE_FULL") throw new NodeError("POW_QUEUE_FULL", "the node is busy: its PoW queue is full, try again later", { cause: error });
+    throw new NodeError("POW_FAILED", `the node could not mine this message: ${(error as Error).message}`, { path: "nonce", cause: error });
   }
 
   async function parentsFromTips(): Promise<Uint8Array[]> {
