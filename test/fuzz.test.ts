@@ -241,3 +241,39 @@ describe("the generated and the interpreted engine give the same answer", () => 
     }
   });
 });
+
+describe("a model that changes while it is encoded is refused, not written half-checked", () => {
+  it("parents that grow between the size pass and the write pass", () => {
+    const parent = new Uint8Array(32).fill(1);
+    let reads = 0;
+    const message = {
+      networkId: 0n,
+      nonce: 0n,
+      get parents(): Uint8Array[] {
+        reads++;
+        return reads === 1 ? [parent] : [parent, new Uint8Array(32).fill(2)];
+      },
+    };
+    for (const engine of ["generated", "interpreted"] as const) {
+      reads = 0;
+      selectCodecEngine(engine);
+      expect(() => encodeMessage(message as unknown as Message)).toThrow(ProtocolError);
+      expect(reads).toBe(2);
+    }
+    selectCodecEngine();
+  });
+
+  it("index bytes that become a string between the passes", () => {
+    let reads = 0;
+    const payload = {
+      type: 2,
+      data: new Uint8Array(0),
+      get index(): unknown {
+        reads++;
+        return reads === 1 ? new Uint8Array(4) : "a much longer index than was measured";
+      },
+    };
+    const message = { networkId: 0n, nonce: 0n, parents: [new Uint8Array(32)], payload };
+    expect(() => encodeMessage(message as unknown as Message)).toThrow(ProtocolError);
+  });
+});

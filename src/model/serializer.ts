@@ -1,6 +1,7 @@
 // The layout engine (after hive.go's serializer): a declarative description of an object's wire layout, compiled
 // once into a sizer, a writer and a reader, so encoding, decoding and the syntactic checks can never drift apart.
 import { Fault, Reader, Writer, compareSlices, privateCopy } from "../bytes/cursor.js";
+import { ProtocolError } from "../bytes/errors.js";
 import { MAX_U64 } from "../bytes/limits.js";
 
 /** What an array rule sees: the elements, and where each one's serialized form sits in the buffer. */
@@ -528,7 +529,14 @@ export function encodeWith(codec: Codec, value: unknown, path = "", maxSize?: nu
     const size = codec.size(value, undefined);
     if (maxSize !== undefined && size > maxSize) throw new Fault("LENGTH_OUT_OF_RANGE", `encodes to ${size} bytes, more than ${maxSize}`, undefined);
     const w = new Writer(size);
-    codec.write(w, value, undefined);
+    try {
+      codec.write(w, value, undefined);
+    } catch (e) {
+      if (e instanceof Fault) throw e;
+      // The size pass validated every value, so the writer can only fail on a model whose getters answer differently now.
+      throw new ProtocolError("INVALID_ARGUMENT", "the model changed while it was being encoded", { path, cause: e });
+    }
+    if (w.pos !== size) throw new ProtocolError("INVALID_ARGUMENT", "the model changed while it was being encoded", { path });
     return w.bytes;
   } catch (e) {
     if (e instanceof Fault) throw e.toProtocolError(path);
