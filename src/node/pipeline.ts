@@ -8,7 +8,7 @@ import { decodeMessage, encodeMessage } from "../model/codec.js";
 import { messageId, networkId as networkIdOf, transactionId } from "../model/ids.js";
 import { jsonPath, partialMessageFromJson, type PartialMessage } from "../model/json.js";
 import type { Message } from "../model/types.js";
-import { createMiner, powDigest, powScore, type Miner } from "../pow/index.js";
+import { createMiner, powDigest, powScore, searchNonce, targetZeros, type Miner } from "../pow/index.js";
 import { abortError, isAbortError, NodeError } from "./errors.js";
 import { checkTransaction, type UtxoResolver } from "./ledger.js";
 import { MemoryStore, type MessageStore, type StoredMessage } from "./storage.js";
@@ -209,7 +209,12 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     }
   }
 
+  // The accept/refuse decision runs one nonce through the WASM kernel (searchNonce with count 1: "does this nonce reach
+  // the target number of trailing zeros"), about 7× cheaper than the scalar powScore; the score is computed only to
+  // word the refusal.
   function checkPow(bytes: Uint8Array): void {
+    const nonce = new DataView(bytes.buffer, bytes.byteOffset, bytes.length).getBigUint64(bytes.length - 8, true);
+    if (searchNonce(powDigest(bytes), targetZeros(bytes.length, minPoWScore), nonce, 1n) !== undefined) return;
     const score = powScore(bytes);
     if (score < minPoWScore) {
       throw new NodeError("INSUFFICIENT_POW", `the PoW score ${Math.floor(score)} is below the node's minimum ${minPoWScore}`, { path: "nonce" });
