@@ -2,7 +2,7 @@
 // object shapes, integers assembled inline), with exactly the interpreter's checks, codes, paths and offsets.
 import { Fault, compareSlices, scratch, scratchView } from "../bytes/cursor.js";
 import { MAX_U64 } from "../bytes/limits.js";
-import { Bounds, type Codec, type Layout, checkOrder, variantTag } from "./serializer.js";
+import { Bounds, type Codec, type Layout, checkOrder, maxOfWidth, variantTag } from "./serializer.js";
 
 /** Whether this platform lets us compile code at run time (a strict Content-Security-Policy forbids it). */
 export const canGenerate: boolean = (() => {
@@ -66,7 +66,7 @@ class Generator {
     switch (layout.kind) {
       case "uint": {
         const { width, min, max } = layout;
-        const full = min === 0 && max === (width === 1 ? 0xff : width === 2 ? 0xffff : 0xffff_ffff);
+        const full = min === 0 && max === maxOfWidth(width);
         const range = `expected ${min} .. ${max}, got `;
         return `
 function r${n}(r) { const p = r.pos; if (r.end - p < ${width}) throw T(p, ${width}, r.end - p); const b = r.bytes; const v = ${readInt(width)}; r.pos = p + ${width};

@@ -2,7 +2,7 @@
 // once into a sizer, a writer and a reader, so encoding, decoding and the syntactic checks can never drift apart.
 import { Fault, Reader, Writer, compareSlices, privateCopy } from "../bytes/cursor.js";
 import { ProtocolError } from "../bytes/errors.js";
-import { MAX_U64 } from "../bytes/limits.js";
+import { MAX_U16, MAX_U32, MAX_U64, MAX_U8 } from "../bytes/limits.js";
 
 /** What an array rule sees: the elements, and where each one's serialized form sits in the buffer. */
 export interface ArrayView {
@@ -73,7 +73,9 @@ export interface PayloadLayout {
 }
 
 // Builders, so a layout reads like the table in PROTOCOL.md §2.
-export const uint = (width: 1 | 2 | 4, min = 0, max = width === 1 ? 0xff : width === 2 ? 0xffff : 0xffff_ffff): Layout => ({ kind: "uint", width, min, max });
+/** The largest value of a 1-, 2- or 4-byte unsigned integer. */
+export const maxOfWidth = (width: 1 | 2 | 4): number => (width === 1 ? MAX_U8 : width === 2 ? MAX_U16 : MAX_U32);
+export const uint = (width: 1 | 2 | 4, min = 0, max = maxOfWidth(width)): Layout => ({ kind: "uint", width, min, max });
 export const u64: Layout = { kind: "u64" };
 export const amount = (min: number, max: number): Layout => ({ kind: "amount", min, max });
 export const bool: Layout = { kind: "bool" };
