@@ -1,12 +1,15 @@
 // The `chrysalis` command, run as users run it: `node dist/cli/main.js …` (npm test builds dist first).
 // Output formats, the vectors, --help on each command, and one-line errors with non-zero exit codes.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadVectors } from "./helpers.js";
+import { generateIdentityKeyPair } from "../src/auth/index.js";
+import { createClient } from "../src/client/index.js";
+import { toHex } from "../src/bytes/hex.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const bin = join(root, "dist/cli/main.js");
@@ -98,5 +101,36 @@ describe("chrysalis (dist/cli/main.js)", () => {
     const badKey = chrysalis(["auth", "sign-nonce", "0123456789abcdef0123456789abcdef01234567"], undefined, { CHRYSALIS_SECRET_KEY: "0OIl-not-base58" });
     expect(badKey.code).toBe(1);
     expect(badKey.stderr).not.toContain("0OIl-not-base58");
+  });
+
+  it("serve: a node with JWT secret and identity files; prove ownership, submit, stop on SIGTERM (exit 0)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "chrysalis-serve-"));
+    const keys = generateIdentityKeyPair();
+    writeFileSync(join(dir, "ids.json"), JSON.stringify({ "did:iota:cli-test": toHex(keys.publicKey) }));
+    writeFileSync(join(dir, "secret"), "a jwt secret for the cli test, 32 bytes or more\n");
+    const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--network", "chrysalis-cli", "--min-pow-score", "50", "--workers", "1", "--jwt-secret-file", join(dir, "secret"), "--identities", join(dir, "ids.json")], { stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      let out = "";
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on("data", (chunk: Buffer) => {
+          out += chunk.toString();
+          const m = /listening on (http:\/\/[^ ]+)/.exec(out);
+          if (m !== null) resolve(m[1]!);
+        });
+        child.once("exit", (code) => reject(new Error(`serve exited early (${code}): ${out}`)));
+      });
+      const client = createClient(url);
+      expect((await client.getInfo()).networkId).toBe("chrysalis-cli");
+      await expect(client.submitMessage({ payload: null })).rejects.toMatchObject({ status: 401 });
+      await client.proveOwnership("did:iota:cli-test", keys.secretKey);
+      const id = await client.submitMessage({ payload: { type: 2, index: "636c69", data: "" } });
+      expect((await client.getMessageRaw(id)).length).toBeGreaterThan(0);
+      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      expect(out).toContain("stopped");
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
   });
 });
