@@ -35,11 +35,11 @@ function panel(title: string, unit: string, bars: Bar[], y0: number, width: numb
     const w = Math.max(1, (bar.value / max) * plot);
     parts.push(`<text x="${labelWidth - 8}" y="${y + 13}" class="label" text-anchor="end">${esc(bar.label)}</text>`);
     parts.push(`<rect x="${labelWidth}" y="${y + 2}" width="${w.toFixed(1)}" height="14" class="ours"/>`);
-    parts.push(`<text x="${labelWidth + w + 6}" y="${y + 13}" class="small">${esc(`${short(bar.value)} ${unit}`)}</text>`);
+    parts.push(`<text x="${(labelWidth + w + 6).toFixed(1)}" y="${y + 13}" class="small">${esc(`${short(bar.value)} ${unit}`)}</text>`);
     if (bar.other !== undefined) {
       const w2 = Math.max(1, (bar.other / max) * plot);
       parts.push(`<rect x="${labelWidth}" y="${y + 18}" width="${w2.toFixed(1)}" height="12" class="theirs"/>`);
-      parts.push(`<text x="${labelWidth + w2 + 6}" y="${y + 28}" class="small">${esc(`${short(bar.other)} (${(bar.value / bar.other).toFixed(1)}× ours)`)}</text>`);
+      parts.push(`<text x="${(labelWidth + w2 + 6).toFixed(1)}" y="${y + 28}" class="small">${esc(`${short(bar.other)} (ours ${(bar.value / bar.other).toFixed(1)}×)`)}</text>`);
     }
     y += rowHeight;
   }
@@ -59,7 +59,7 @@ export function toSvg(rows: Row[], title = "chrysalis-core benchmarks"): string 
   const panels: { svg: string; height: number }[] = [];
   let y = 40;
   const pow = rows
-    .filter((r) => r.suite === "pow" && workerCount(r) !== undefined && r.theirs === undefined)
+    .filter((r) => r.suite === "pow" && /hash rate/i.test(r.case) && workerCount(r) !== undefined && r.theirs === undefined)
     .map((r) => ({ label: `${workerCount(r)} worker${workerCount(r) === 1 ? "" : "s"}`, value: r.ours, unit: r.unit, n: workerCount(r)! }))
     .sort((a, b) => a.n - b.n);
   if (pow.length > 0) {
