@@ -14,6 +14,7 @@ const SUITES: Record<string, () => Promise<{ default: Suite }>> = {
   json: () => import("./json.bench.js"),
   node: () => import("./node.bench.js"),
   auth: () => import("./auth.bench.js"),
+  pow: () => import("./pow.bench.js"),
 };
 
 const only = process.argv.slice(2);

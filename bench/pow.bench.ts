@@ -1,0 +1,145 @@
+// pow: the Curl-P-81 kernels and the miner against iota.js 1.8.6 LocalPowProvider (PowHelper.performPow, what its
+// pow() runs) and @iota/pow-wasm.js doPow — one core each, side by side in one tinybench run (issue #3).
+import * as iota from "@iota/iota.js";
+import powWasm from "@iota/pow-wasm.js";
+import { availableParallelism } from "node:os";
+import { Kernel, createMiner, powDigest, searchNonce, simdSupported, targetZeros, trailingZeros, type Miner } from "../src/pow/index.js";
+import { medians, type Row } from "./harness.js";
+
+interface BigIntLike {
+  toString(): string;
+}
+// iota.js ships typings the NodeNext resolver cannot see (bench/iota-js.d.ts declares the parts others use).
+const PowHelper = (iota as unknown as { PowHelper: { performPow(digest: Uint8Array, targetZeros: number, startIndex: string): BigIntLike } }).PowHelper;
+
+const SUITE = "pow";
+const UNIT = "hashes/s";
+/** Hashes per competitor call: each call starts exactly this many nonces before a known first solution. */
+const FIXED_WORK = 600;
+/** Target for those calls: solutions 1 in 3^7, so gaps of ≥ FIXED_WORK are common. */
+const FIXED_TARGET = 7;
+/** Nonces per kernel call (unreachable target, so every call does all of them). */
+const KERNEL_WORK = 32_768;
+
+const digest = Uint8Array.from({ length: 32 }, (_, i) => (i * 37 + 11) & 0xff);
+
+/** Starts s with the first solution from s at exactly s + FIXED_WORK − 1, found with our kernel, checked by the reference. */
+function fixedWorkStarts(count: number): bigint[] {
+  const starts: bigint[] = [];
+  let previous = searchNonce(digest, FIXED_TARGET, 0n)!;
+  while (starts.length < count) {
+    const next = searchNonce(digest, FIXED_TARGET, previous + 1n)!;
+    if (next - previous >= BigInt(FIXED_WORK)) {
+      if (trailingZeros(digest, next) < FIXED_TARGET) throw new Error("kernel and reference disagree");
+      starts.push(next - BigInt(FIXED_WORK) + 1n);
+    }
+    previous = next;
+  }
+  return starts;
+}
+
+/** Hash rate of a miner over `ms` milliseconds of an endless job. */
+async function minerRate(miner: Miner, ms: number): Promise<number> {
+  const controller = new AbortController();
+  const job = miner.mineDigest(digest, 60, { signal: controller.signal }).catch(() => undefined);
+  await new Promise((resolve) => setTimeout(resolve, 300)); // warm-up: workers spawned and tiered up
+  const h0 = miner.stats().hashes;
+  const t0 = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const rate = ((miner.stats().hashes - h0) * 1000) / (performance.now() - t0);
+  controller.abort();
+  await job;
+  return rate;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+}
+
+/** Seconds to mine each of `count` random 300-byte messages at score 4000. */
+async function timeToScore(workers: number, count: number): Promise<{ median: number; p95: number }> {
+  const miner = createMiner({ workers });
+  try {
+    await miner.mineDigest(digest, 2); // spawn the pool outside the timing
+    const times: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const message = new Uint8Array(300);
+      crypto.getRandomValues(message);
+      const t0 = performance.now();
+      const nonce = await miner.mine(message, { minScore: 4000 });
+      times.push((performance.now() - t0) / 1000);
+      if (trailingZeros(powDigest(message), nonce) < targetZeros(300, 4000)) throw new Error("a mined nonce misses the target");
+    }
+    times.sort((a, b) => a - b);
+    return { median: percentile(times, 0.5), p95: percentile(times, 0.95) };
+  } finally {
+    await miner.close();
+  }
+}
+
+export default async function run(): Promise<Row[]> {
+  const rows: Row[] = [];
+  const simd = simdSupported() ? new Kernel("simd") : undefined;
+  const portable = new Kernel("portable");
+  const starts = fixedWorkStarts(64);
+  let nextStart = 0;
+  const take = (): bigint => starts[nextStart++ % starts.length]!;
+  let kernelStart = 1n << 40n;
+
+  // Every competitor call must do exactly FIXED_WORK hashes; check once before timing.
+  const first = take();
+  const expected = (first + BigInt(FIXED_WORK) - 1n).toString();
+  if (PowHelper.performPow(digest, FIXED_TARGET, first.toString()).toString() !== expected) throw new Error("iota.js found another nonce");
+  if ((await powWasm.doPow(digest, FIXED_TARGET, first.toString())) !== expected) throw new Error("pow-wasm.js found another nonce");
+
+  const fns: Record<string, () => unknown> = {
+    portable: () => {
+      if (portable.searchNonce(digest, 60, (kernelStart += BigInt(KERNEL_WORK)), KERNEL_WORK) !== undefined) throw new Error("unexpected solution");
+    },
+    iotajs: () => PowHelper.performPow(digest, FIXED_TARGET, take().toString()),
+    powwasm: () => powWasm.doPow(digest, FIXED_TARGET, take().toString()),
+  };
+  if (simd !== undefined) {
+    fns.simd = () => {
+      if (simd.searchNonce(digest, 60, (kernelStart += BigInt(KERNEL_WORK)), KERNEL_WORK) !== undefined) throw new Error("unexpected solution");
+    };
+  }
+  const ops = await medians(fns, 1500);
+  const rate = {
+    simd: (ops.simd ?? 0) * KERNEL_WORK,
+    portable: ops.portable! * KERNEL_WORK,
+    iotajs: ops.iotajs! * FIXED_WORK,
+    powwasm: ops.powwasm! * FIXED_WORK,
+  };
+  const kernelName = simd !== undefined ? "SIMD kernel" : "portable kernel (no SIMD here)";
+  const ours = simd !== undefined ? rate.simd : rate.portable;
+  rows.push({ suite: SUITE, case: `hash rate, 1 core: ${kernelName} vs iota.js LocalPowProvider`, ours, theirs: rate.iotajs, theirName: "iota.js PowHelper.performPow", ratio: ours / rate.iotajs, target: 400, unit: UNIT });
+  rows.push({ suite: SUITE, case: `hash rate, 1 core: ${kernelName} vs @iota/pow-wasm.js`, ours, theirs: rate.powwasm, theirName: "@iota/pow-wasm.js doPow", ratio: ours / rate.powwasm, unit: UNIT });
+  rows.push({ suite: SUITE, case: `hash rate, 1 core: ${kernelName} (absolute)`, ours, target: 4_500_000, unit: UNIT });
+  rows.push({ suite: SUITE, case: "hash rate, 1 core: portable kernel (no SIMD, 64 lanes)", ours: rate.portable, target: 1_500_000, unit: UNIT });
+
+  // Through the worker pool: per core with one worker, then the scaling.
+  const cores = availableParallelism();
+  for (let workers = 1; workers <= cores; workers++) {
+    const miner = createMiner({ workers });
+    try {
+      const r = await minerRate(miner, 2000);
+      rows.push({ suite: SUITE, case: `miner hash rate, ${workers} worker${workers > 1 ? "s" : ""} (of ${cores} available)`, ours: r, target: workers === 1 ? 4_500_000 : undefined, unit: UNIT });
+    } finally {
+      await miner.close();
+    }
+  }
+
+  // Time to score 4000 (13 trailing zeros, 1.6 M hashes on average) for 20 random 300-byte messages.
+  for (const workers of [...new Set([1, cores])]) {
+    const { median, p95 } = await timeToScore(workers, 20);
+    rows.push({
+      suite: SUITE,
+      case: `score 4000, 20 random 300 B messages, ${workers} worker${workers > 1 ? "s" : ""}: median ${median.toFixed(3)} s, p95 ${p95.toFixed(3)} s`,
+      ours: 1 / median,
+      target: workers === 1 ? 2 : undefined,
+      unit: "msg/s (1 / median)",
+    });
+  }
+  return rows;
+}
