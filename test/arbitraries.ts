@@ -122,16 +122,19 @@ export const arbIndexationPayload = (maxDataLength = 256): fc.Arbitrary<Indexati
     data: fc.uint8Array({ minLength: 0, maxLength: maxDataLength }),
   });
 
+/** fast-check keeps arrays short by default; a large requested maximum is drawn over its whole range. */
+const sized = (max: number): { size?: "max" } => (max > 16 ? { size: "max" } : {});
+
 /** 1 .. maxInputs unique inputs, sorted by their serialized form. */
 export const arbInputs = (maxInputs = 8): fc.Arbitrary<UtxoInput[]> =>
   fc
-    .uniqueArray(arbUtxoInput(), { minLength: 1, maxLength: maxInputs, selector: (i) => key(inputKey(i)) })
+    .uniqueArray(arbUtxoInput(), { minLength: 1, maxLength: maxInputs, selector: (i) => key(inputKey(i)), ...sized(maxInputs) })
     .map((inputs) => inputs.sort((a, b) => compare(inputKey(a), inputKey(b))));
 
 /** 1 .. maxOutputs outputs, each address at most once per output type, sorted by serialized form. */
 export const arbOutputs = (maxOutputs = 8): fc.Arbitrary<Output[]> =>
   fc
-    .uniqueArray(arbOutput(maxOutputs), { minLength: 1, maxLength: maxOutputs, selector: (o) => `${o.type}:${key(o.address.address)}` })
+    .uniqueArray(arbOutput(maxOutputs), { minLength: 1, maxLength: maxOutputs, selector: (o) => `${o.type}:${key(o.address.address)}`, ...sized(maxOutputs) })
     .map((outputs) => outputs.sort((a, b) => compare(outputKey(a), outputKey(b))));
 
 export const arbEssence = (options: EssenceOptions = {}): fc.Arbitrary<TransactionEssence> =>

@@ -9,7 +9,7 @@ import { toIotaMessage } from "../bench/iota-shape.js";
 import { blake2b256 } from "../src/crypto/blake2b.js";
 import { decodeMessage, encodeMessage } from "../src/model/codec.js";
 import type { Message } from "../src/model/types.js";
-import { arbMessage } from "./arbitraries.js";
+import { arbMessage, arbParents, arbTransactionPayload, arbU64 } from "./arbitraries.js";
 import { loadVectors, hex, toHexString } from "./helpers.js";
 
 function iotaBytes(m: Message): Uint8Array {
@@ -43,5 +43,24 @@ describe("encodeMessage equals iota.js serializeMessage", () => {
     expect(compared).toBe(2000);
     // Every payload kind took part, receipts included.
     expect([...kinds.keys()].sort()).toEqual(["0", "1", "2", "milestone+receipt", "none"]);
+  });
+
+  it("on 50 large transactions of up to 127 inputs and 127 outputs", () => {
+    const large = fc.record({
+      networkId: arbU64(),
+      parents: arbParents(),
+      payload: arbTransactionPayload({ maxInputs: 127, maxOutputs: 127 }),
+      nonce: arbU64(),
+    });
+    let inputs = 0;
+    fc.assert(
+      fc.property(large, (m) => {
+        const ours = encodeMessage(m);
+        expect(toHexString(ours)).toBe(toHexString(iotaBytes(m)));
+        inputs = Math.max(inputs, m.payload.essence.inputs.length);
+      }),
+      { numRuns: 50 },
+    );
+    expect(inputs).toBeGreaterThan(50);
   });
 });
