@@ -4,6 +4,7 @@ import { Ed25519 } from "@iota/crypto.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compareBytes } from "../src/bytes/bytes.js";
+import { ProtocolError } from "../src/bytes/errors.js";
 import { ed25519Address } from "../src/crypto/address.js";
 import { blake2b256 } from "../src/crypto/blake2b.js";
 import { ed25519PublicKey, signEd25519 } from "../src/crypto/ed25519.js";
@@ -260,5 +261,39 @@ describe("milestone signatures: Ed25519 over BLAKE2b-256 of the milestone essenc
   it("refuses a threshold outside 1 .. the number of applicable keys", () => {
     expectProtocolError(() => verifyMilestoneSignatures(signed(m!), { publicKeys: keys, threshold: 4 }), "INVALID_ARGUMENT", { path: "threshold" });
     expectProtocolError(() => verifyMilestoneSignatures(signed(m!), { publicKeys: keys, threshold: 0 }), "INVALID_ARGUMENT", { path: "threshold" });
+  });
+});
+
+describe("verifyTransactionSignatures on something that is not a transaction model raises ProtocolError, nothing else", () => {
+  it("for missing fields, wrong types and arbitrary values", () => {
+    const owner = (): Uint8Array => new Uint8Array(32);
+    for (const value of [null, {}, { essence: {} }, { essence: { inputs: [{}] }, unlockBlocks: [{ type: 0 }] }, { type: 0, essence: { type: 0, inputs: [], outputs: [] }, unlockBlocks: [] }]) {
+      expect(() => verifyTransactionSignatures(value as unknown as TransactionPayload, owner)).toThrow(ProtocolError);
+    }
+    fc.assert(
+      fc.property(fc.anything(), (value) => {
+        try {
+          verifyTransactionSignatures(value as TransactionPayload, owner);
+        } catch (error) {
+          expect(error).toBeInstanceOf(ProtocolError);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe("verifyMilestoneSignatures on something that is not a milestone model raises ProtocolError, nothing else", () => {
+  it("for arbitrary values and key sets", () => {
+    fc.assert(
+      fc.property(fc.anything(), fc.anything(), (value, keys) => {
+        try {
+          verifyMilestoneSignatures(value as MilestonePayload, { publicKeys: keys as Uint8Array[] });
+        } catch (error) {
+          expect(error).toBeInstanceOf(ProtocolError);
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });

@@ -37,6 +37,17 @@ export type MilestoneSignatureResult =
  * Paths are relative to the milestone payload.
  */
 export function verifyMilestoneSignatures(milestone: MilestonePayload, applicable: MilestoneKeyRange): MilestoneSignatureResult {
+  try {
+    return checkMilestone(milestone, applicable);
+  } catch (error) {
+    // A value that is not a milestone model at all is bad input too: ProtocolError, never a TypeError.
+    if (error instanceof ProtocolError) throw error;
+    throw new ProtocolError("INVALID_ARGUMENT", "expected a milestone payload model and its applicable keys", { path: "", cause: error });
+  }
+}
+
+function checkMilestone(milestone: MilestonePayload, applicable: MilestoneKeyRange): MilestoneSignatureResult {
+  if (!Array.isArray(applicable.publicKeys)) throw new ProtocolError("INVALID_ARGUMENT", "expected the applicable public keys", { path: "publicKeys" });
   const threshold = applicable.threshold ?? 1;
   if (!Number.isSafeInteger(threshold) || threshold < 1 || threshold > applicable.publicKeys.length) {
     throw new ProtocolError("INVALID_ARGUMENT", `the threshold must be 1 .. ${applicable.publicKeys.length}`, { path: "threshold" });
@@ -50,14 +61,14 @@ export function verifyMilestoneSignatures(milestone: MilestonePayload, applicabl
   }
   for (let i = 0; i < publicKeys.length; i++) {
     const key = publicKeys[i]!;
-    if (!applicable.publicKeys.some((k) => equalBytes(k, key))) {
+    if (!applicable.publicKeys.some((k) => k instanceof Uint8Array && equalBytes(k, key))) {
       return { valid: false, code: "UNKNOWN_KEY", path: `publicKeys[${i}]`, index: i, message: `key ${toHex(key)} is not applicable to milestone ${milestone.index}` };
     }
   }
   const hash = milestoneEssenceHash(milestone);
   for (let i = 0; i < publicKeys.length; i++) {
     const signature = signatures[i]!;
-    if (signature.length !== ED25519_SIGNATURE_LENGTH || !verifyEd25519(publicKeys[i]!, hash, signature)) {
+    if (!(signature instanceof Uint8Array) || signature.length !== ED25519_SIGNATURE_LENGTH || !verifyEd25519(publicKeys[i]!, hash, signature)) {
       return { valid: false, code: "INVALID_SIGNATURE", path: `signatures[${i}]`, index: i, message: `signature ${i} does not verify for its key over the essence hash` };
     }
   }

@@ -223,9 +223,20 @@ function fail(code: string, path: string, index: number, message: string): Signa
  * address, and no address has two signature blocks (later inputs of one address must reference); a reference points
  * back at a signature block of the same address; then every signature verifies (ZIP-215) over the essence hash.
  * Returns the first failure as { valid: false, code, path, index, message } and never throws on a bad signature;
- * it throws ProtocolError only when the payload cannot be encoded at all (see assertTransactionSignatures).
+ * it throws ProtocolError only when the payload is not a well-formed transaction model (its essence cannot be encoded,
+ * or it is not a payload object at all). assertTransactionSignatures throws the failure instead.
  */
 export function verifyTransactionSignatures(payload: TransactionPayload, addressOf: (input: UtxoInput, index: number) => Uint8Array | undefined): SignatureCheckResult {
+  try {
+    return checkSignatures(payload, addressOf);
+  } catch (error) {
+    // A model that is not a transaction payload at all (a missing field, a getter that throws) is bad input too.
+    if (error instanceof ProtocolError) throw error;
+    throw new ProtocolError("INVALID_ARGUMENT", "expected a transaction payload model", { path: "", cause: error });
+  }
+}
+
+function checkSignatures(payload: TransactionPayload, addressOf: (input: UtxoInput, index: number) => Uint8Array | undefined): SignatureCheckResult {
   const { inputs } = payload.essence;
   const blocks = payload.unlockBlocks;
   if (blocks.length !== inputs.length) {
