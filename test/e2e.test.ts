@@ -319,3 +319,30 @@ describe("graceful shutdown", () => {
     await expect(fetch(`${run.url}/api/v1/info`)).rejects.toThrow();
   });
 });
+
+describe("CORS for browser clients, when configured", () => {
+  it("preflights answer 204 with the route's methods; every answer, errors included, carries the allowed origin", async () => {
+    const run = await startNode({ handler: { cors: "*" }, pow: false });
+    try {
+      const preflight = await call(`${run.url}${MESSAGES}`, { method: "OPTIONS", headers: { origin: "https://wallet.example", "access-control-request-method": "POST" } });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get("access-control-allow-methods")).toContain("POST");
+      expect(preflight.headers.get("access-control-allow-headers")).toContain("authorization");
+      const info = await call(`${run.url}/api/v1/info`, { headers: { origin: "https://wallet.example" } });
+      expect(info.headers.get("access-control-allow-origin")).toBe("*");
+      const missing = await call(`${run.url}${MESSAGES}/${"00".repeat(32)}`);
+      expect(missing.status).toBe(404);
+      expect(missing.headers.get("access-control-allow-origin")).toBe("*");
+    } finally {
+      await run.close();
+    }
+    const plain = await startNode({ pow: false });
+    try {
+      const res = await call(`${plain.url}/api/v1/info`);
+      expect(res.headers.get("access-control-allow-origin")).toBeNull();
+      expect((await call(`${plain.url}/api/v1/info`, { method: "OPTIONS" })).status).toBe(405);
+    } finally {
+      await plain.close();
+    }
+  });
+});

@@ -191,6 +191,19 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
     return ids as string[];
   }
 
+  async function getMessageJson(messageId: string): Promise<MessageJson> {
+    const body = await readJson(await call("GET", `/api/v1/messages/${messageIdArg(messageId)}`));
+    const data = typeof body === "object" && body !== null ? (body as { data?: unknown }).data : undefined;
+    if (typeof data !== "object" || data === null) throw new ClientError(200, "BAD_RESPONSE", "the message answer has no data");
+    return data as MessageJson;
+  }
+
+  async function requestNonce(identityId: string): Promise<string> {
+    const nonce = await field(await call("GET", `/authentication/prove-ownership/${encodeURIComponent(identityId)}`), "nonce");
+    if (typeof nonce !== "string") throw new ClientError(200, "BAD_RESPONSE", "the nonce is not a string");
+    return nonce;
+  }
+
   async function post(body: Uint8Array | string, contentType: string, signal: AbortSignal | undefined): Promise<string> {
     const response = await call("POST", "/api/v1/messages", { body: body as BodyInit, contentType, signal });
     const id = await field(response, "messageId");
@@ -237,13 +250,9 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
     setJwt(value: string | undefined): void {
       jwt = value;
     },
-    async requestNonce(identityId: string): Promise<string> {
-      const nonce = await field(await call("GET", `/authentication/prove-ownership/${encodeURIComponent(identityId)}`), "nonce");
-      if (typeof nonce !== "string") throw new ClientError(200, "BAD_RESPONSE", "the nonce is not a string");
-      return nonce;
-    },
+    requestNonce,
     async proveOwnership(identityId: string, secretKeyBase58: string): Promise<string> {
-      const nonce = await this.requestNonce(identityId);
+      const nonce = await requestNonce(identityId);
       const signedNonce = signNonce(nonce, secretKeyBase58);
       const response = await call("POST", `/authentication/prove-ownership/${encodeURIComponent(identityId)}`, {
         body: JSON.stringify({ signedNonce }),
@@ -265,14 +274,9 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
       return post(encodeMessage(message), "application/octet-stream", submit.signal);
     },
     async getMessage(messageId: string): Promise<Message> {
-      return messageFromJson(await this.getMessageJson(messageId));
+      return messageFromJson(await getMessageJson(messageId));
     },
-    async getMessageJson(messageId: string): Promise<MessageJson> {
-      const body = await readJson(await call("GET", `/api/v1/messages/${messageIdArg(messageId)}`));
-      const data = typeof body === "object" && body !== null ? (body as { data?: unknown }).data : undefined;
-      if (typeof data !== "object" || data === null) throw new ClientError(200, "BAD_RESPONSE", "the message answer has no data");
-      return data as MessageJson;
-    },
+    getMessageJson,
     async getMessageRaw(messageId: string): Promise<Uint8Array> {
       return readBytes(await call("GET", `/api/v1/messages/${messageIdArg(messageId)}/raw`, { accept: "application/octet-stream" }));
     },

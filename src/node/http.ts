@@ -15,7 +15,7 @@ import { ProtocolError } from "../bytes/errors.js";
 import { fromHex, isLowerHex } from "../bytes/hex.js";
 import { MAX_MESSAGE_LENGTH } from "../bytes/limits.js";
 import { messageToJson } from "../model/json.js";
-import { bearerToken, type JwtClaims, type JwtService } from "../auth/index.js";
+import { AuthError, bearerToken, wwwAuthenticate, type JwtClaims, type JwtService } from "../auth/index.js";
 import { isAbortError, NodeError, statusOf } from "./errors.js";
 import type { ChrysalisNode } from "./pipeline.js";
 
@@ -36,6 +36,11 @@ export interface HandlerOptions {
   requireJwtForSubmit?: boolean;
   /** Largest JSON body accepted, in bytes. Default 256 KiB (a 32 KiB message is about 65 KiB of hex and keys). */
   maxJsonBytes?: number;
+  /**
+   * Allowed browser origin for CORS ("*" or one origin); unset sends no CORS headers. Preflights (OPTIONS) on known
+   * routes then answer 204, and every answer carries Access-Control-Allow-Origin and exposes Location.
+   */
+  cors?: string;
   /** Called with errors that are bugs (answered 500 without details). Default: console.error. */
   onInternalError?: (error: unknown) => void;
 }
@@ -223,17 +228,40 @@ export function createHandler(node: ChrysalisNode, options: HandlerOptions = {})
     });
   }
 
+  const cors = options.cors;
+  function withCors(response: Response): Response {
+    if (cors === undefined) return response;
+    response.headers.set("access-control-allow-origin", cors);
+    response.headers.set("access-control-expose-headers", "location, www-authenticate, retry-after");
+    if (cors !== "*") response.headers.append("vary", "origin");
+    return response;
+  }
+
   return async function handle(request: Request): Promise<Response> {
+    return withCors(await route(request));
+  };
+
+  async function route(request: Request): Promise<Response> {
     try {
       const url = new URL(request.url);
       const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, "") : url.pathname;
-      for (const route of routes) {
-        const match = route.pattern.exec(path);
+      for (const r of routes) {
+        const match = r.pattern.exec(path);
         if (match === null) continue;
+        if (request.method === "OPTIONS" && cors !== undefined) {
+          return new Response(null, {
+            status: 204,
+            headers: {
+              "access-control-allow-methods": [...Object.keys(r.methods), "OPTIONS"].join(", "),
+              "access-control-allow-headers": "content-type, authorization, authentication",
+              "access-control-max-age": "600",
+            },
+          });
+        }
         const method = request.method === "HEAD" ? "GET" : request.method;
-        const run = route.methods[method];
+        const run = r.methods[method];
         if (run === undefined) {
-          const allow = Object.keys(route.methods).join(", ");
+          const allow = Object.keys(r.methods).join(", ");
           return errorResponse(405, `${request.method} is not allowed here; use ${allow}`, { reason: "METHOD_NOT_ALLOWED" }, { allow });
         }
         return await run(request, match.slice(1), url);
@@ -248,10 +276,10 @@ export function createHandler(node: ChrysalisNode, options: HandlerOptions = {})
       }
       const e = error as ProtocolError;
       const headers: Record<string, string> = {};
-      if (status === 401) headers["www-authenticate"] = "Bearer";
+      if (status === 401) headers["www-authenticate"] = error instanceof AuthError ? wwwAuthenticate(error) : "Bearer";
       if (status === 413) headers.connection = "close";
       if (status === 503 || status === 429) headers["retry-after"] = "1";
       return errorResponse(status, e.message || STATUS_TEXT[status] || "error", { reason: e.code, path: e.path }, headers);
     }
-  };
+  }
 }
