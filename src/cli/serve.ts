@@ -29,6 +29,7 @@ Options:
   --open-submit              accept messages without a JWT even when JWTs are configured
   --genesis <bech32>         keep a ledger with the total supply at this address (enables semantic checks)
   --upstream <url>           forward accepted messages to this node (tips and info come from it)
+  --cors <origin>            allow browser clients from this origin ("*" for any)
 
 With a JWT secret, GET/POST /authentication/prove-ownership/:identityId are served and POST /api/v1/messages
 requires "Authorization: Bearer <jwt>" (unless --open-submit). Stops gracefully on SIGINT/SIGTERM.`,
@@ -49,6 +50,7 @@ requires "Authorization: Bearer <jwt>" (unless --open-submit). Stops gracefully 
         "open-submit": { type: "boolean", default: false },
         genesis: { type: "string" },
         upstream: { type: "string" },
+        cors: { type: "string" },
       },
       strict: true,
     });
@@ -94,6 +96,7 @@ requires "Authorization: Bearer <jwt>" (unless --open-submit). Stops gracefully 
     if (values["jwt-lifetime"] !== undefined) options.jwtLifetime = /^\d+$/.test(values["jwt-lifetime"]) ? Number(values["jwt-lifetime"]) : values["jwt-lifetime"];
     if (values.identities !== undefined) options.registry = await loadIdentityRegistry(values.identities);
     if (values["open-submit"]) options.requireJwtForSubmit = false;
+    if (values.cors !== undefined) options.cors = values.cors;
 
     const setup = await startNode(options);
     const info = setup.node.info;

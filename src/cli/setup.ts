@@ -33,6 +33,8 @@ export interface SetupOptions extends NodeOptions {
   jwtLifetime?: string | number;
   requireJwtForSubmit?: boolean;
   registry?: MemoryIdentityRegistry;
+  /** CORS origin for browser clients ("*" or one origin). */
+  cors?: string;
 }
 
 function parseKey(text: unknown, where: string): Uint8Array {
@@ -90,6 +92,7 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
     handlerOptions.proveOwnership = createProveOwnership({ store: new MemoryNonceStore(), resolver: registry, jwt });
   }
   if (options.requireJwtForSubmit !== undefined) handlerOptions.requireJwtForSubmit = options.requireJwtForSubmit;
+  if (options.cors !== undefined) handlerOptions.cors = options.cors;
   const handler = createHandler(node, handlerOptions);
   const serveOptions: Parameters<typeof serve>[1] = { onClose: () => node.close() };
   if (options.host !== undefined) serveOptions.host = options.host;
