@@ -2,7 +2,8 @@
 // The handlers turn any ProtocolError into `{"error":{"code":"<status>","message":…}}` through `statusOf`.
 import { ProtocolError, type ProtocolErrorOptions } from "../bytes/errors.js";
 
-/** Codes raised by the node layer (the core layers' codes come through unchanged as 400). */
+/** Codes raised by the node layer. The core layers' codes come through unchanged as 400, among them the signature
+ * check's ADDRESS_MISMATCH, INVALID_SIGNATURE, INVALID_REFERENCE and DUPLICATE (verifyTransactionSignatures). */
 export type NodeErrorCode =
   | "NONCE_WITHOUT_NETWORK_ID" // a nonce the PoW could not have covered
   | "WRONG_NETWORK_ID"
@@ -13,8 +14,6 @@ export type NodeErrorCode =
   | "INPUT_NOT_FOUND"
   | "INPUT_SPENT"
   | "AMOUNTS_DIFFER"
-  | "ADDRESS_MISMATCH"
-  | "INVALID_SIGNATURE"
   | "DUST_RULE"
   | "NOT_FOUND"
   | "METHOD_NOT_ALLOWED"
@@ -38,8 +37,6 @@ const DEFAULT_STATUS: Record<NodeErrorCode, number> = {
   INPUT_NOT_FOUND: 400,
   INPUT_SPENT: 400,
   AMOUNTS_DIFFER: 400,
-  ADDRESS_MISMATCH: 400,
-  INVALID_SIGNATURE: 400,
   DUST_RULE: 400,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,

@@ -3,7 +3,7 @@
 import { ProtocolError } from "../bytes/errors.js";
 import { toHex } from "../bytes/hex.js";
 import { DUST_ALLOWANCE_DIVISOR, DUST_THRESHOLD, MAX_DUST_OUTPUTS_PER_ADDRESS } from "../bytes/limits.js";
-import { outputId, transactionId } from "../model/ids.js";
+import { outputId } from "../model/ids.js";
 import { verifyTransactionSignatures } from "../model/transaction.js";
 import type { Output, TransactionPayload, UtxoInput } from "../model/types.js";
 import { NodeError } from "./errors.js";
@@ -177,9 +177,4 @@ export class MemoryLedger implements UtxoResolver {
     for (const [id, entry] of this.#outputs) if (!entry.spent && toHex(entry.output.address.address) === want) out.push({ outputId: id, output: entry.output });
     return out;
   }
-}
-
-/** The transaction id of a payload, as the ledger keys its outputs. */
-export function ledgerTransactionId(payload: TransactionPayload): string {
-  return transactionId(payload);
 }
