@@ -1,24 +1,39 @@
 // Bitsliced Curl-P-81 PoW search, 128 nonces per transform in WASM SIMD (v128) lanes.
 // Trits are two bit-planes (-1 = l1 h0, 0 = l1 h1, +1 = l0 h1); see PROTOCOL.md §5 and assembly/README.md.
 
-// Memory map (page 0 belongs to the kernel; asc's own data starts at --memoryBase 65536).
-// The loader in src/pow/kernel.ts repeats these offsets.
+// Memory map: the kernel owns bytes 0 .. 327679 (5 pages); asc's own data starts at --memoryBase 327680.
+// The loader in src/pow/kernel.ts repeats the host-facing offsets (DIGEST, RESULT, LANES_OUT, IO_TRITS).
 const DIGEST: usize = 0; // 32 bytes: the PoW digest, written by the host before setDigest()
 const RESULT: usize = 64; // u64: the nonce search() found
 const LANES_OUT: usize = 128; // 128 bytes: per-lane trailing zeros from laneZeros()
 const IO_TRITS: usize = 256; // 243 i8 trits: hashTrits() input and output
-const LANE_TABLE: usize = 1024; // 2 halves × 6 trits × 32 B: the lowest nonce byte per lane
-const TEMPLATE: usize = 2048; // 192 trits × 32 B: the digest's trits, broadcast
-const STATE_A: usize = 10240; // 729 trits × 32 B
-const STATE_B: usize = 34816; // 729 trits × 32 B, ends at 58144
+const LANE_TABLE: usize = 1024; // 2 halves × 6 trits × T: the lowest nonce byte per lane
+const MARKS: usize = 8192; // 6 × 729 bytes: which trits a round needs (scratch for the lists)
+const HEAD_LIST: usize = 16384; // ≤ 5 × 729 entries of 12 B: the sparse rounds 1..5
+const TAIL_LIST: usize = 65536; // ≤ 5 × 729 entries of 12 B: the sparse rounds 76..80
+const STATES: usize = 131072; // S0 .. S5, then A and B: 8 states of 729 trits × T
 
 const T: usize = 32; // bytes per trit: lo plane at +0, hi plane at +16
+const STATE: usize = 729 * T;
 const LANES: u64 = 128;
 const ONES: v128 = i64x2(-1, -1);
+
+// @ts-ignore: decorator
+@inline function S(r: u32): usize {
+  return STATES + <usize>r * STATE;
+}
+const STATE_A: usize = STATES + 6 * STATE;
+const STATE_B: usize = STATES + 7 * STATE;
 
 // The S-box: new = TT[a + 4b + 5] in 4 operations on this encoding (no plane needs inverting):
 // lo' = ah ^ (al & ~bl), hi' = al ^ (bh & lo'). Found by exhaustive search over 4-gate circuits.
 // Each call site spells it out so that the values stay in locals.
+
+// Round structure of search(): within one batch only the nonce's lowest byte differs between lanes, and between
+// batches of one 65536-nonce block only its two lowest bytes (trits 192..203) change. Rounds 1..5 therefore start
+// from a template (full rounds, once per block) and recompute only the trits those 12 reach (the head list, ≈ 700
+// of 3645). Rounds 6..75 are 35 fused passes. Rounds 76..80 compute only the trits the target's last-round trits
+// depend on (the tail list, ≈ 420 of 3645 at 13 zeros), and round 81 only those target trits.
 
 /** Two rounds in one pass: t_i = S(src[547i], src[547i+364]) is round one's output at 364i, dst[i] = S(t_i, t_(i+1)).
  * 547·4 ≡ 1 (mod 729), so unrolling by 4 turns every index into k + constant with no wrap for k ≤ 181:
@@ -115,23 +130,113 @@ function fusedRounds(src: usize, dst: usize): void {
   v128.store(d, v128.xor(pL, v128.and(t0H, oL)), 16);
 }
 
-/** 80 rounds as 40 fused passes, A → B → A; the state ends in A. */
-function rounds80(): void {
-  for (let r = 0; r < 40; r += 2) {
-    fusedRounds(STATE_A, STATE_B);
-    fusedRounds(STATE_B, STATE_A);
+/** One full round: dst[i] = S(src[p(i)], src[p(i+1)]), p(i) = 364i mod 729. */
+function fullRound(src: usize, dst: usize): void {
+  let p: usize = 0;
+  for (let i: usize = 0; i < 729; i++) {
+    const q = p < 365 ? p + 364 : p - 365;
+    const a = src + p * T;
+    const b = src + q * T;
+    const aL = v128.load(a, 0);
+    const oL = v128.xor(v128.load(a, 16), v128.andnot(aL, v128.load(b, 0)));
+    v128.store(dst + i * T, oL, 0);
+    v128.store(dst + i * T, v128.xor(aL, v128.and(v128.load(b, 16), oL)), 16);
+    p = q;
   }
 }
 
-/** Round 81 for hash trit i alone: S(A[364i mod 729], A[364(i+1) mod 729]); sets lastL/lastH. */
+/** Runs a list of (dst, a, b) addresses: dst = S(a, b). */
+function sparseRounds(list: usize, end: usize): void {
+  for (let e = list; e < end; e += 12) {
+    const d = <usize>load<u32>(e, 0);
+    const a = <usize>load<u32>(e, 4);
+    const b = <usize>load<u32>(e, 8);
+    const aL = v128.load(a, 0);
+    const oL = v128.xor(v128.load(a, 16), v128.andnot(aL, v128.load(b, 0)));
+    v128.store(d, oL, 0);
+    v128.store(d, v128.xor(aL, v128.and(v128.load(b, 16), oL)), 16);
+  }
+}
+
+/** Appends to `out` one entry per marked output trit i of a round from src to dst; returns the new end. */
+function emitRound(marks: usize, src: usize, dst: usize, out: usize): usize {
+  let p: usize = 0;
+  for (let i: usize = 0; i < 729; i++) {
+    const q = p < 365 ? p + 364 : p - 365;
+    if (load<u8>(marks + i) != 0) {
+      store<u32>(out, <u32>(dst + i * T), 0);
+      store<u32>(out, <u32>(src + p * T), 4);
+      store<u32>(out, <u32>(src + q * T), 8);
+      out += 12;
+    }
+    p = q;
+  }
+  return out;
+}
+
+let headEnd: usize = 0;
+
+/** The head list: rounds 1..5 for the trits that trits 192..203 (the two lowest nonce bytes) reach. */
+function buildHead(): void {
+  memory.fill(MARKS, 0, 6 * 729);
+  memory.fill(MARKS + 192, 1, 12);
+  let out = HEAD_LIST;
+  for (let r: usize = 1; r <= 5; r++) {
+    const from = MARKS + (r - 1) * 729;
+    const to = MARKS + r * 729;
+    let p: usize = 0;
+    for (let i: usize = 0; i < 729; i++) {
+      const q = p < 365 ? p + 364 : p - 365;
+      if (load<u8>(from + p) != 0 || load<u8>(from + q) != 0) store<u8>(to + i, 1);
+      p = q;
+    }
+    out = emitRound(to, S(<u32>r - 1), S(<u32>r), out);
+  }
+  headEnd = out;
+}
+
+let tailEnd: usize = 0;
+let tailTarget: u32 = 0xffffffff;
+
+/** The tail list for `target` zeros: rounds 76..80 for the trits round 81's trits 243 − target .. 242 depend on.
+ * Buffers: 76 A → B, 77 B → A, 78 A → B, 79 B → A, 80 A → B. */
+function buildTail(target: u32): void {
+  if (target == tailTarget) return;
+  tailTarget = target;
+  memory.fill(MARKS, 0, 6 * 729);
+  // MARKS + 5·729: round 81's wanted outputs; MARKS + (r − 76)·729: round r's needed outputs.
+  memory.fill(MARKS + 5 * 729 + 243 - target, 1, target);
+  for (let r: i32 = 4; r >= 0; r--) {
+    const want = MARKS + <usize>(r + 1) * 729;
+    const need = MARKS + <usize>r * 729;
+    let p: usize = 0;
+    for (let i: usize = 0; i < 729; i++) {
+      const q = p < 365 ? p + 364 : p - 365;
+      if (load<u8>(want + i) != 0) {
+        store<u8>(need + p, 1);
+        store<u8>(need + q, 1);
+      }
+      p = q;
+    }
+  }
+  let out = TAIL_LIST;
+  for (let r: usize = 0; r < 5; r++) {
+    const src = (r & 1) == 0 ? STATE_A : STATE_B;
+    const dst = (r & 1) == 0 ? STATE_B : STATE_A;
+    out = emitRound(MARKS + r * 729, src, dst, out);
+  }
+  tailEnd = out;
+}
+
+/** Round 81 for hash trit i alone, from `state`: sets lastL/lastH. */
 let lastL: v128 = ONES;
 let lastH: v128 = ONES;
 // @ts-ignore: decorator
-@inline function lastRoundTrit(i: u32): void {
+@inline function lastRoundTrit(state: usize, i: u32): void {
   const p = (i * 364) % 729;
   const q = p < 365 ? p + 364 : p - 365;
-  const a = STATE_A + <usize>p * T;
-  const b = STATE_A + <usize>q * T;
+  const a = state + <usize>p * T;
+  const b = state + <usize>q * T;
   const aL = v128.load(a, 0);
   const bL = v128.load(b, 0);
   lastL = v128.xor(v128.load(a, 16), v128.andnot(aL, bL));
@@ -172,29 +277,49 @@ function buildLaneTable(): void {
   }
 }
 
-let laneTableReady = false;
+let ready = false;
+let block: u64 = 0;
+let blockValid = false;
 
-/** Reads the 32-byte digest at DIGEST into the broadcast template (trits 0..191). */
+/** Reads the 32-byte digest at DIGEST into S0 (trits 0..191, broadcast). */
 export function setDigest(): void {
-  if (!laneTableReady) {
+  if (!ready) {
     buildLaneTable();
-    laneTableReady = true;
+    buildHead();
+    ready = true;
   }
   for (let i: u32 = 0; i < 32; i++) {
     const b = <u32>load<u8>(DIGEST + i);
-    for (let m: u32 = 0; m < 6; m++) storeBroadcast(TEMPLATE + <usize>(i * 6 + m) * T, byteTrit(b, m));
+    for (let m: u32 = 0; m < 6; m++) storeBroadcast(S(0) + <usize>(i * 6 + m) * T, byteTrit(b, m));
   }
+  blockValid = false;
 }
 
-/** State A := digest trits ‖ nonce trits (lane j: nonce base + j, base a multiple of 128) ‖ zeros. */
-function loadState(base: u64): void {
-  memory.copy(STATE_A, TEMPLATE, 192 * T);
-  memory.copy(STATE_A + 192 * T, LANE_TABLE + <usize>((base >> 7) & 1) * 6 * T, 6 * T);
-  for (let byte: u32 = 1; byte < 8; byte++) {
+/** S0's nonce trits for bytes 2..7 of `base` and the zero tail, then S1..S5 in full: the template of a block. */
+function buildBlock(base: u64): void {
+  for (let byte: u32 = 0; byte < 8; byte++) {
     const b = <u32>((base >> (8 * byte)) & 0xff);
-    for (let m: u32 = 0; m < 6; m++) storeBroadcast(STATE_A + <usize>(192 + byte * 6 + m) * T, byteTrit(b, m));
+    for (let m: u32 = 0; m < 6; m++) storeBroadcast(S(0) + <usize>(192 + byte * 6 + m) * T, byteTrit(b, m));
   }
-  for (let at = STATE_A + 240 * T; at < STATE_A + 729 * T; at += 16) v128.store(at, ONES);
+  for (let at = S(0) + 240 * T; at < S(0) + 729 * T; at += 16) v128.store(at, ONES);
+  for (let r: u32 = 1; r <= 5; r++) fullRound(S(r - 1), S(r));
+  block = base >> 16;
+  blockValid = true;
+}
+
+/** 80 rounds for nonces base .. base + 127 (base a multiple of 128); the state ends in B, valid on the tail's trits. */
+function transform(base: u64): void {
+  if (!blockValid || base >> 16 != block) buildBlock(base);
+  memory.copy(S(0) + 192 * T, LANE_TABLE + <usize>((base >> 7) & 1) * 6 * T, 6 * T);
+  const b1 = <u32>((base >> 8) & 0xff);
+  for (let m: u32 = 0; m < 6; m++) storeBroadcast(S(0) + <usize>(198 + m) * T, byteTrit(b1, m));
+  sparseRounds(HEAD_LIST, headEnd);
+  fusedRounds(S(5), STATE_A);
+  for (let r = 0; r < 17; r++) {
+    fusedRounds(STATE_A, STATE_B);
+    fusedRounds(STATE_B, STATE_A);
+  }
+  sparseRounds(TAIL_LIST, tailEnd);
 }
 
 // @ts-ignore: decorator
@@ -212,13 +337,13 @@ function laneRange(lo: u64, hi: u64): v128 {
 /** Finds the first nonce n with first ≤ n ≤ last whose hash ends in at least `target` zero trits.
  * Returns 1 and stores n at RESULT, or 0. setDigest() must have run. */
 export function search(target: u32, first: u64, last: u64): u32 {
+  buildTail(target);
   let base = first & ~(LANES - 1);
   while (true) {
-    loadState(base);
-    rounds80();
+    transform(base);
     let ok = ONES;
     for (let i: u32 = 243 - target; i < 243; i++) {
-      lastRoundTrit(i);
+      lastRoundTrit(STATE_B, i);
       ok = v128.and(ok, v128.and(lastL, lastH));
     }
     const lo = first > base ? first - base : 0;
@@ -235,14 +360,15 @@ export function search(target: u32, first: u64, last: u64): u32 {
   }
 }
 
-/** For tests: the trailing zero trits of nonces base .. base+127 (base a multiple of 128), one byte per lane at LANES_OUT. */
+/** For tests: the trailing zero trits of nonces base .. base+127 (base a multiple of 128), one byte per lane at
+ * LANES_OUT, through the same path as search() (tail list for all 243 trits). */
 export function laneZeros(base: u64): void {
-  loadState(base);
-  rounds80();
+  buildTail(243);
+  transform(base);
   let alive = ONES;
   memory.fill(LANES_OUT, 0, 128);
   for (let i: i32 = 242; i >= 0; i--) {
-    lastRoundTrit(<u32>i);
+    lastRoundTrit(STATE_B, <u32>i);
     alive = v128.and(alive, v128.and(lastL, lastH));
     if (!v128.any_true(alive)) break;
     const a = i64x2.extract_lane(alive, 0);
@@ -254,15 +380,18 @@ export function laneZeros(base: u64): void {
   }
 }
 
-/** For tests: Curl-P-81 of the 243 trits at IO_TRITS (one absorb, every lane alike); the 243 hash trits of
- * lane 0 replace them. Returns 1 when all 128 lanes agree. */
+/** For tests: Curl-P-81 of the 243 trits at IO_TRITS (one absorb, every lane alike) with 40 plain fused passes and
+ * a full last round; the 243 hash trits of lane 0 replace the input. Returns 1 when all 128 lanes agree. */
 export function hashTrits(): u32 {
   for (let i: u32 = 0; i < 243; i++) storeBroadcast(STATE_A + <usize>i * T, <i32>load<i8>(IO_TRITS + i));
   for (let at = STATE_A + 243 * T; at < STATE_A + 729 * T; at += 16) v128.store(at, ONES);
-  rounds80();
+  for (let r = 0; r < 20; r++) {
+    fusedRounds(STATE_A, STATE_B);
+    fusedRounds(STATE_B, STATE_A);
+  }
   let same: u32 = 1;
   for (let i: u32 = 0; i < 243; i++) {
-    lastRoundTrit(i);
+    lastRoundTrit(STATE_A, i);
     const l = i64x2.extract_lane(lastL, 0) & 1;
     const h = i64x2.extract_lane(lastH, 0) & 1;
     store<i8>(IO_TRITS + i, <i8>(l == 0 ? 1 : h == 0 ? -1 : 0));

@@ -240,6 +240,29 @@ describe("kernel lanes equal the scalar reference", () => {
     });
   }
 
+  for (const flavor of flavors) {
+    it.runIf(flavor === "portable" || simdSupported())(`the ${flavor} kernel's search returns exactly the scalar reference's first nonce, across 256- and 65536-nonce blocks`, () => {
+      const kernel = kernels[flavor];
+      fc.assert(
+        fc.property(
+          fc.uint8Array({ minLength: 32, maxLength: 32 }),
+          fc.bigInt({ min: 1n, max: (1n << 48n) - 1n }),
+          fc.integer({ min: 0, max: 64 }),
+          fc.integer({ min: 1, max: 3 }),
+          (digest, block, back, target) => {
+            // Start just below a block boundary so the search crosses it (the kernel rebuilds its template there).
+            const start = block * 65536n - BigInt(back);
+            const found = kernel.searchNonce(digest, target, start, 4096n);
+            expect(found).toBeDefined();
+            expect(trailingZeros(digest, found!)).toBeGreaterThanOrEqual(target);
+            for (let n = start; n < found!; n++) expect(trailingZeros(digest, n), `nonce ${n}`).toBeLessThan(target);
+          },
+        ),
+        { numRuns: 25 },
+      );
+    });
+  }
+
   it("the kernels agree with each other on the first nonce for random digests and starts", () => {
     if (!simdSupported()) return;
     fc.assert(
