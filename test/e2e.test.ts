@@ -6,7 +6,7 @@ import { encodeMessage, decodeMessage } from "../src/model/codec.js";
 import { messageId, networkId } from "../src/model/ids.js";
 import { messageToJson } from "../src/model/json.js";
 import { authHeaders, signNonce } from "../src/auth/index.js";
-import { mineNonce, powScore } from "../src/pow/index.js";
+import { createMiner, mineNonce, powScore } from "../src/pow/index.js";
 import { createClient, ClientError } from "../src/client/index.js";
 import { MemoryStore } from "../src/node/index.js";
 import { call, indexationJson, postJson, startNode, until, type Running } from "./node-helpers.js";
@@ -272,7 +272,8 @@ describe("503 when the node cannot fill a field or is busy", () => {
 
 describe("a client that disconnects mid-PoW cancels the job", () => {
   it("aborting the fetch aborts the miner job and stores nothing", async () => {
-    const run = await startNode({ minPoWScore: 1e15, pow: { workers: 1 } });
+    const miner = createMiner({ workers: 1 });
+    const run = await startNode({ minPoWScore: 1e15, pow: { miner } });
     try {
       const controller = new AbortController();
       const pending = fetch(`${run.url}${MESSAGES}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(indexationJson("abandoned")), signal: controller.signal }).catch((e: unknown) => e);
@@ -281,12 +282,14 @@ describe("a client that disconnects mid-PoW cancels the job", () => {
       controller.abort();
       expect(((await pending) as Error).name).toBe("AbortError");
       await until(() => run.node.stats().powActive === 0);
+      // The miner itself stopped working on it: no job running, none queued.
+      await until(() => !miner.busy && miner.queueLength === 0);
       expect(run.node.stats()).toMatchObject({ powJobs: 1, powCancelled: 1, accepted: 0 });
       expect((run.node.store as MemoryStore).size).toBe(0);
       expect((run.node.store as MemoryStore).allTips()).toEqual(tipsBefore);
-      // The node is free again: the next submission (at a score it can reach) gets mined.
     } finally {
       await run.close();
+      await miner.close();
     }
   });
 });
