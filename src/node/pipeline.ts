@@ -229,6 +229,9 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     if (signal?.aborted) throw abortError(signal.reason);
     const id = messageId(bytes);
     if (await store.has(id)) return { messageId: id, message, bytes, stored: false };
+    // The ledger's atomic re-check (no input spent meanwhile) comes before storing, so a double spend racing this one
+    // is refused whole; a store that then fails (an upstream down) leaves the ledger ahead of it, which only a ledger
+    // and store sharing one transaction could avoid.
     if (ledger?.apply !== undefined && message.payload?.type === 0) await ledger.apply(transactionId(message.payload), message.payload);
     const stored = await store.put({ id, bytes, message });
     return { messageId: id, message, bytes, stored };

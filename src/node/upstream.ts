@@ -97,7 +97,9 @@ export class UpstreamStore implements MessageStore {
 
   async tips(max: number): Promise<string[]> {
     const ids = dataField(await this.#json("/api/v1/tips"), "tipMessageIds");
-    if (!Array.isArray(ids) || !ids.every((t) => typeof t === "string")) throw new NodeError("UPSTREAM_FAILED", "the upstream's /api/v1/tips has no tipMessageIds list");
+    if (!Array.isArray(ids) || !ids.every((t) => typeof t === "string" && /^[0-9a-fA-F]{64}$/.test(t))) {
+      throw new NodeError("UPSTREAM_FAILED", "the upstream's /api/v1/tips has no list of 64-hex tipMessageIds");
+    }
     return (ids as string[]).slice(0, max).map((t) => t.toLowerCase());
   }
 
