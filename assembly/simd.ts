@@ -1,17 +1,17 @@
 // Bitsliced Curl-P-81 PoW search, 128 nonces per transform in WASM SIMD (v128) lanes.
 // Trits are two bit-planes (-1 = l1 h0, 0 = l1 h1, +1 = l0 h1); see PROTOCOL.md §5 and assembly/README.md.
 
-// Memory map: the kernel owns bytes 0 .. 327679 (5 pages); asc's own data starts at --memoryBase 327680.
+// Memory map: the kernel owns bytes 0 .. 393215 (6 pages); asc's own data starts at --memoryBase 393216.
 // The loader in src/pow/kernel.ts repeats the host-facing offsets (DIGEST, RESULT, LANES_OUT, IO_TRITS).
 const DIGEST: usize = 0; // 32 bytes: the PoW digest, written by the host before setDigest()
 const RESULT: usize = 64; // u64: the nonce search() found
 const LANES_OUT: usize = 128; // 128 bytes: per-lane trailing zeros from laneZeros()
 const IO_TRITS: usize = 256; // 243 i8 trits: hashTrits() input and output
 const LANE_TABLE: usize = 1024; // 2 halves × 6 trits × T: the lowest nonce byte per lane
-const MARKS: usize = 8192; // 6 × 729 bytes: which trits a round needs (scratch for the lists)
+const MARKS: usize = 8192; // ≤ 9 × 729 bytes: which trits a round needs (scratch for the lists)
 const HEAD_LIST: usize = 16384; // ≤ 5 × 729 entries of 12 B: the sparse rounds 1..5
-const TAIL_LIST: usize = 65536; // ≤ 5 × 729 entries of 12 B: the sparse rounds 76..80
-const STATES: usize = 131072; // S0 .. S5, then A and B: 8 states of 729 trits × T
+const TAIL_LIST: usize = 65536; // ≤ 8 × 729 entries of 12 B: the sparse rounds 81 − TAIL .. 80
+const STATES: usize = 147456; // S0 .. S5, then A and B: 8 states of 729 trits × T
 
 const T: usize = 32; // bytes per trit: lo plane at +0, hi plane at +16
 const STATE: usize = 729 * T;
@@ -25,15 +25,24 @@ const ONES: v128 = i64x2(-1, -1);
 const STATE_A: usize = STATES + 6 * STATE;
 const STATE_B: usize = STATES + 7 * STATE;
 
+/** Sparse rounds at the start (from the block template) and at the end (for the target); fused passes between. */
+const HEAD: u32 = 4;
+const TAIL: u32 = 8;
+const PASSES: u32 = (80 - HEAD - TAIL) / 2;
+/** Where the fused passes leave the state (pass 1 writes A, then B, A, …), and where the tail leaves it. */
+const TAIL_FROM: usize = PASSES & 1 ? STATE_A : STATE_B;
+const TAIL_TO: usize = TAIL & 1 ? (TAIL_FROM == STATE_A ? STATE_B : STATE_A) : TAIL_FROM;
+
 // The S-box: new = TT[a + 4b + 5] in 4 operations on this encoding (no plane needs inverting):
 // lo' = ah ^ (al & ~bl), hi' = al ^ (bh & lo'). Found by exhaustive search over 4-gate circuits.
 // Each call site spells it out so that the values stay in locals.
 
 // Round structure of search(): within one batch only the nonce's lowest byte differs between lanes, and between
-// batches of one 65536-nonce block only its two lowest bytes (trits 192..203) change. Rounds 1..5 therefore start
-// from a template (full rounds, once per block) and recompute only the trits those 12 reach (the head list, ≈ 700
-// of 3645). Rounds 6..75 are 35 fused passes. Rounds 76..80 compute only the trits the target's last-round trits
-// depend on (the tail list, ≈ 420 of 3645 at 13 zeros), and round 81 only those target trits.
+// batches of one 65536-nonce block only its two lowest bytes (trits 192..203) change. Rounds 1..HEAD therefore
+// start from a template (full rounds, once per block) and recompute only the trits those 12 reach (the head list:
+// 24, 48, 96, 192 trits). The middle rounds are fused passes. The last TAIL rounds compute only the trits that the
+// target's last-round trits depend on (the tail list, 606 of 5832 at 13 zeros), and round 81 only those target
+// trits. HEAD 4 / TAIL 8 measured best of (3, 9), (4, 6), (4, 8), (5, 5), (5, 7), by 2–3 % over (5, 5).
 
 /** Two rounds in one pass: t_i = S(src[547i], src[547i+364]) is round one's output at 364i, dst[i] = S(t_i, t_(i+1)).
  * 547·4 ≡ 1 (mod 729), so unrolling by 4 turns every index into k + constant with no wrap for k ≤ 181:
@@ -178,10 +187,10 @@ let headEnd: usize = 0;
 
 /** The head list: rounds 1..5 for the trits that trits 192..203 (the two lowest nonce bytes) reach. */
 function buildHead(): void {
-  memory.fill(MARKS, 0, 6 * 729);
+  memory.fill(MARKS, 0, (HEAD + 1) * 729);
   memory.fill(MARKS + 192, 1, 12);
   let out = HEAD_LIST;
-  for (let r: usize = 1; r <= 5; r++) {
+  for (let r: usize = 1; r <= HEAD; r++) {
     const from = MARKS + (r - 1) * 729;
     const to = MARKS + r * 729;
     let p: usize = 0;
@@ -198,15 +207,15 @@ function buildHead(): void {
 let tailEnd: usize = 0;
 let tailTarget: u32 = 0xffffffff;
 
-/** The tail list for `target` zeros: rounds 76..80 for the trits round 81's trits 243 − target .. 242 depend on.
- * Buffers: 76 A → B, 77 B → A, 78 A → B, 79 B → A, 80 A → B. */
+/** The tail list for `target` zeros: rounds 81 − TAIL .. 80 for the trits round 81's trits 243 − target .. 242
+ * depend on (at 13 zeros: 268, 140, 76, 44, 28, 20, 16, 14 trits), alternating from TAIL_FROM. */
 function buildTail(target: u32): void {
   if (target == tailTarget) return;
   tailTarget = target;
-  memory.fill(MARKS, 0, 6 * 729);
-  // MARKS + 5·729: round 81's wanted outputs; MARKS + (r − 76)·729: round r's needed outputs.
-  memory.fill(MARKS + 5 * 729 + 243 - target, 1, target);
-  for (let r: i32 = 4; r >= 0; r--) {
+  memory.fill(MARKS, 0, (TAIL + 1) * 729);
+  // MARKS + TAIL·729: round 81's wanted outputs; MARKS + r·729: the needed outputs of the tail's round r.
+  memory.fill(MARKS + <usize>TAIL * 729 + 243 - target, 1, target);
+  for (let r: i32 = <i32>TAIL - 1; r >= 0; r--) {
     const want = MARKS + <usize>(r + 1) * 729;
     const need = MARKS + <usize>r * 729;
     let p: usize = 0;
@@ -220,9 +229,10 @@ function buildTail(target: u32): void {
     }
   }
   let out = TAIL_LIST;
-  for (let r: usize = 0; r < 5; r++) {
-    const src = (r & 1) == 0 ? STATE_A : STATE_B;
-    const dst = (r & 1) == 0 ? STATE_B : STATE_A;
+  const other = TAIL_FROM == STATE_A ? STATE_B : STATE_A;
+  for (let r: usize = 0; r < TAIL; r++) {
+    const src = (r & 1) == 0 ? TAIL_FROM : other;
+    const dst = (r & 1) == 0 ? other : TAIL_FROM;
     out = emitRound(MARKS + r * 729, src, dst, out);
   }
   tailEnd = out;
@@ -302,22 +312,22 @@ function buildBlock(base: u64): void {
     for (let m: u32 = 0; m < 6; m++) storeBroadcast(S(0) + <usize>(192 + byte * 6 + m) * T, byteTrit(b, m));
   }
   for (let at = S(0) + 240 * T; at < S(0) + 729 * T; at += 16) v128.store(at, ONES);
-  for (let r: u32 = 1; r <= 5; r++) fullRound(S(r - 1), S(r));
+  for (let r: u32 = 1; r <= HEAD; r++) fullRound(S(r - 1), S(r));
   block = base >> 16;
   blockValid = true;
 }
 
-/** 80 rounds for nonces base .. base + 127 (base a multiple of 128); the state ends in B, valid on the tail's trits. */
+/** 80 rounds for nonces base .. base + 127 (base a multiple of 128); the state ends in TAIL_TO, valid on the tail's trits. */
 function transform(base: u64): void {
   if (!blockValid || base >> 16 != block) buildBlock(base);
   memory.copy(S(0) + 192 * T, LANE_TABLE + <usize>((base >> 7) & 1) * 6 * T, 6 * T);
   const b1 = <u32>((base >> 8) & 0xff);
   for (let m: u32 = 0; m < 6; m++) storeBroadcast(S(0) + <usize>(198 + m) * T, byteTrit(b1, m));
   sparseRounds(HEAD_LIST, headEnd);
-  fusedRounds(S(5), STATE_A);
-  for (let r = 0; r < 17; r++) {
+  fusedRounds(S(HEAD), STATE_A);
+  for (let r: u32 = 1; r < PASSES; r += 2) {
     fusedRounds(STATE_A, STATE_B);
-    fusedRounds(STATE_B, STATE_A);
+    if (r + 1 < PASSES) fusedRounds(STATE_B, STATE_A);
   }
   sparseRounds(TAIL_LIST, tailEnd);
 }
@@ -343,7 +353,7 @@ export function search(target: u32, first: u64, last: u64): u32 {
     transform(base);
     let ok = ONES;
     for (let i: u32 = 243 - target; i < 243; i++) {
-      lastRoundTrit(STATE_B, i);
+      lastRoundTrit(TAIL_TO, i);
       ok = v128.and(ok, v128.and(lastL, lastH));
     }
     const lo = first > base ? first - base : 0;
@@ -368,7 +378,7 @@ export function laneZeros(base: u64): void {
   let alive = ONES;
   memory.fill(LANES_OUT, 0, 128);
   for (let i: i32 = 242; i >= 0; i--) {
-    lastRoundTrit(STATE_B, <u32>i);
+    lastRoundTrit(TAIL_TO, <u32>i);
     alive = v128.and(alive, v128.and(lastL, lastH));
     if (!v128.any_true(alive)) break;
     const a = i64x2.extract_lane(alive, 0);
