@@ -2,6 +2,7 @@
 // The vectors (test/vectors/zip215.json) carry the answer each case gets by construction; see generate-zip215.mjs.
 import { createPublicKey, verify as nodeVerify } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { getPublicKey as nobleGetPublicKey, sign as nobleSign } from "@noble/ed25519";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ed25519PublicKey, signEd25519, verifyEd25519, verifyEd25519Zip215 } from "../src/crypto/ed25519.js";
@@ -94,6 +95,18 @@ describe("honest signatures verify the same under every rule set", () => {
         expect(zip).toBe(openssl(f));
       }),
       { numRuns: 60 },
+    );
+  });
+});
+
+describe("signing is RFC 8032 deterministic Ed25519 whichever way the key reaches OpenSSL", () => {
+  it("signEd25519 equals @noble/ed25519's signature and ed25519PublicKey its public key", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ maxLength: 64 }), (seed, message) => {
+        expect(signEd25519(seed, message)).toEqual(nobleSign(message, seed));
+        expect(ed25519PublicKey(seed)).toEqual(nobleGetPublicKey(seed));
+      }),
+      { numRuns: 40 },
     );
   });
 });
