@@ -185,7 +185,6 @@ const hasOwn = Object.prototype.hasOwnProperty;
 // Upper bounds checked before looping or decoding, so a hostile array or string is refused before any per-element
 // work; the exact rules (minimums, order, sums) run afterwards in validateMessage.
 const MAX_HEX_CHARS = 2 * MAX_MESSAGE_LENGTH;
-const DECIMAL = /^[0-9]{1,20}$/;
 
 const trail: (string | number)[] = [];
 
@@ -278,10 +277,17 @@ function hex(o: Obj, key: string, length = -1): Uint8Array {
 /** A u64 in JSON: a decimal string of digits only (no sign, no spaces, no exponent), at most 2^64 − 1. */
 function u64(value: unknown, key: string): bigint {
   if (typeof value !== "string") fail("INVALID_JSON", `expected a decimal string, got ${kindOf(value)}`, key);
-  if (!DECIMAL.test(value)) fail("INVALID_JSON", "expected a decimal string of 1 to 20 digits", key);
-  const n = BigInt(value);
-  if (n > MAX_U64) fail("VALUE_OUT_OF_RANGE", "exceeds the largest u64", key);
-  return n;
+  const n = value.length;
+  if (n === 0 || n > 20) fail("INVALID_JSON", "expected a decimal string of 1 to 20 digits", key);
+  for (let i = 0; i < n; i++) {
+    const digit = value.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) fail("INVALID_JSON", "expected a decimal string of 1 to 20 digits", key);
+  }
+  // Up to 15 digits a double holds the value exactly, and converting it is cheaper than parsing a BigInt.
+  if (n <= 15) return BigInt(+value);
+  const big = BigInt(value);
+  if (big > MAX_U64) fail("VALUE_OUT_OF_RANGE", "exceeds the largest u64", key);
+  return big;
 }
 
 function hexList(value: unknown, key: string, max: number, length: number): Uint8Array[] {
@@ -465,16 +471,17 @@ export function jsonPath(modelPath: string | undefined): string | undefined {
 }
 
 /** Runs `fn` from the JSON root; anything but a ProtocolError (a throwing getter, a Proxy trap) becomes INVALID_JSON. */
-function guarded<T>(fn: () => T, root: string[] = []): T {
-  trail.length = 0;
-  trail.push(...root);
+function guarded<T>(fn: () => T, root?: string): T {
+  // Each step pops what it pushes, so the trail is empty here unless an error cut a parse short.
+  if (trail.length !== 0) trail.length = 0;
+  if (root !== undefined) trail.push(root);
   try {
-    return fn();
+    const result = fn();
+    if (root !== undefined) trail.pop();
+    return result;
   } catch (error) {
     if (error instanceof ProtocolError) throw error;
     throw new ProtocolError("INVALID_JSON", "the JSON value could not be read", { path: here(), cause: error });
-  } finally {
-    trail.length = 0;
   }
 }
 
@@ -503,6 +510,7 @@ export function messageFromJson(json: unknown): Message {
     };
     trail.push("payload");
     m.payload = payload(field(o, "payload"));
+    trail.pop();
     return m;
   });
   withJsonPaths(() => validateMessage(message));
@@ -535,6 +543,7 @@ export function partialMessageFromJson(json: unknown): PartialMessage {
     }
     trail.push("payload");
     const p = payload(field(o, "payload"));
+    trail.pop();
     if (p !== undefined) m.payload = p;
     return m;
   });
@@ -634,7 +643,7 @@ export function messageToJson(m: Message): MessageJson {
 
 /** Parses the JSON of a payload alone (as found at `path`, e.g. "payload") and applies its syntactic rules. */
 export function payloadFromJson(json: unknown, path = "payload"): Payload {
-  const p = guarded(() => payload(json), path === "" ? [] : [path]);
+  const p = guarded(() => payload(json), path === "" ? undefined : path);
   if (p === undefined) throw new ProtocolError("INVALID_JSON", `expected a payload, got ${kindOf(json)}`, { path });
   withJsonPaths(() => validatePayload(p, path));
   return p;
