@@ -173,6 +173,21 @@ describe("a worker that dies rejects the job (never a hang) and is replaced", ()
   });
 });
 
+describe("workers that cannot start reject the job instead of being replaced forever", () => {
+  it("a kernel without exports kills every worker at start: POW_WORKER_FAILED, now and for later jobs", async () => {
+    const empty = new WebAssembly.Module(Uint8Array.of(0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00));
+    const miner = new MinerPool({ workers: 2 }, empty);
+    try {
+      const error = await rejection(miner.mineDigest(BUSY, 3));
+      expect((error as ProtocolError).code).toBe("POW_WORKER_FAILED");
+      expect(((await rejection(miner.mineDigest(BUSY, 3))) as ProtocolError).code).toBe("POW_WORKER_FAILED");
+    } finally {
+      await miner.close();
+    }
+    expect(miner.stats().workers).toBe(0);
+  });
+});
+
 describe("onProgress({ hashes, elapsedMs }) at least once a second", () => {
   it("reports growing hash counts at intervals under a second", async () => {
     const miner = createMiner({ workers: 2 });

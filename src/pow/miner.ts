@@ -56,6 +56,8 @@ export interface Miner {
 }
 
 const PROGRESS_INTERVAL_MS = 250;
+/** Workers that die before instantiating the kernel; after this many the pool stops replacing them. */
+const MAX_START_FAILURES = 3;
 const MAX_WORKERS = 512;
 /** Nonces per chunk: ~15–20 ms of work, the longest a worker runs before it sees a stop. */
 const CHUNK: Readonly<Record<KernelFlavor, bigint>> = { simd: 65536n, portable: 32768n };
@@ -140,6 +142,8 @@ interface PoolWorker {
   readonly hashes: BigInt64Array | undefined;
   /** Hashes reported by message (no SharedArrayBuffer). */
   reported: number;
+  /** It instantiated the kernel (posted "ready"). */
+  started: boolean;
   alive: boolean;
   closing: boolean;
   exited: Promise<void>;
@@ -179,15 +183,17 @@ export class MinerPool implements Miner {
   private totalHashes = 0;
   private readonly ready: Promise<void>;
   private initError: unknown;
+  private startFailures = 0;
 
-  constructor(options: MinerOptions = {}) {
+  /** `module` replaces the kernel (tests use a broken one to play workers that cannot start). */
+  constructor(options: MinerOptions = {}, module?: WebAssembly.Module) {
     if (typeof options !== "object" || options === null) throw new ProtocolError("INVALID_ARGUMENT", "expected an options object", { path: "options" });
     if (options.workers !== undefined) assertInteger(options.workers, "workers", 1, MAX_WORKERS);
     if (options.maxQueue !== undefined) assertInteger(options.maxQueue, "maxQueue", 0, Number.MAX_SAFE_INTEGER);
     this.requested = options.workers;
     this.maxQueue = options.maxQueue ?? Number.POSITIVE_INFINITY;
     this.flavor = options.flavor ?? defaultFlavor();
-    this.module = kernelModule(this.flavor);
+    this.module = module ?? kernelModule(this.flavor);
     this.chunk = CHUNK[this.flavor];
     this.ready = this.init().catch((error: unknown) => {
       this.initError = error;
@@ -211,6 +217,7 @@ export class MinerPool implements Miner {
       control: shared ? new Int32Array(shared, 0, 2) : undefined,
       hashes: shared ? new BigInt64Array(shared, 8, 1) : undefined,
       reported: 0,
+      started: false,
       alive: true,
       closing: false,
       exited,
@@ -363,6 +370,10 @@ export class MinerPool implements Miner {
   private onMessage(worker: PoolWorker, data: unknown): void {
     const message = data as { type: string; id: number; nonce?: bigint; hashes?: number };
     const job = this.active;
+    if (message.type === "ready") {
+      worker.started = true;
+      return;
+    }
     if (job === undefined || message.id !== job.id) return;
     if (message.type === "progress") worker.reported = message.hashes ?? 0;
     else if (message.type === "found") {
@@ -392,6 +403,12 @@ export class MinerPool implements Miner {
       job.error ??= new ProtocolError("POW_WORKER_FAILED", `a PoW worker stopped: ${error.message}`, { cause: error });
       this.stopWorkers(job);
       if (job.pending.size === 0) this.finish(job);
+    }
+    if (!worker.started && ++this.startFailures >= MAX_START_FAILURES) {
+      // Workers that cannot even start would be replaced forever: give up and fail what waits.
+      this.initError ??= new ProtocolError("POW_WORKER_FAILED", `PoW workers fail to start: ${error.message}`, { cause: error });
+      if (this.active === undefined) this.pump();
+      return;
     }
     if (!this.closed) this.addWorker();
   }

@@ -5,7 +5,8 @@ import { KERNEL_LAYOUT } from "./kernel.js";
 /**
  * Messages in: {type:"init", module, control?: SharedArrayBuffer} once, then {type:"job", id, digest, target,
  * start, chunk, index, workers} and {type:"stop", id} (browsers without SharedArrayBuffer).
- * Messages out: {type:"found", id, nonce}, {type:"progress", id, hashes} (no SharedArrayBuffer) and {type:"done", id}.
+ * Messages out: {type:"ready"} after init, {type:"found", id, nonce}, {type:"progress", id, hashes} (no
+ * SharedArrayBuffer) and {type:"done", id}.
  * control: Int32 [0] = the job this worker may run (0 stops it); BigInt64 [1] = hashes tried in that job.
  * Worker w searches the chunks w, w + workers, w + 2·workers … of `chunk` nonces each, counted from start rounded
  * down to a chunk, and stops between chunks (≤ ~20 ms) when told to.
@@ -28,6 +29,7 @@ function onMessage(message) {
       control = new Int32Array(message.control, 0, 2);
       hashes = new BigInt64Array(message.control, 8, 1);
     }
+    send({ type: "ready" });
   } else if (message.type === "job") {
     run(message).catch((error) => { setTimeout(() => { throw error; }); });
   } else if (message.type === "stop") {
