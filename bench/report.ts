@@ -69,7 +69,7 @@ export function toSvg(rows: Row[], title = "chrysalis-core benchmarks"): string 
   }
   const codec = rows.filter((r) => r.suite === "codec" && r.theirs !== undefined);
   if (codec.length > 0) {
-    const p = panel("Codec: chrysalis-core against iota.js 1.8", codec[0]!.unit, codec.map((r) => ({ label: r.case, value: r.ours, other: r.theirs })), y, width, ["chrysalis-core", codec[0]!.theirName ?? "iota.js"]);
+    const p = panel("Codec: chrysalis-core against iota.js 1.8", codec[0]!.unit, codec.map((r) => ({ label: r.case, value: r.ours, other: r.theirs })), y, width, ["chrysalis-core", [...new Set(codec.map((r) => r.theirName ?? "iota.js"))].join(" / ")]);
     panels.push(p);
     y += p.height;
   }
