@@ -33,6 +33,8 @@ mkdirSync("bench/results", { recursive: true });
 const stem = only.length > 0 ? `latest-${only.join("-")}` : "latest";
 const svg = toSvg(rows, `chrysalis-core benchmarks (Node ${process.version}, ${os.cpus().length} cores)`);
 if (svg !== undefined) writeFileSync(`bench/results/${stem}.svg`, svg);
+// The raw rows too, so the table and chart can be redrawn or compared with a later run.
+writeFileSync(`bench/results/${stem}.json`, `${JSON.stringify({ node: process.version, cpus: os.cpus().length, date: new Date().toISOString(), rows }, null, 2)}\n`);
 const chart = svg === undefined ? "" : `\n\n![hash rate by worker count; codec against iota.js](${stem}.svg)\n`;
 writeFileSync(`bench/results/${stem}.md`, `# Benchmark results\n\nNode ${process.version}, ${os.cpus()[0]?.model ?? "unknown CPU"} × ${os.cpus().length}, ${new Date().toISOString()}\n\n${table}\n${chart}`);
 console.log(`\n${table}\n\nwritten to bench/results/${stem}.md${svg === undefined ? "" : ` and bench/results/${stem}.svg`}`);
