@@ -1,5 +1,6 @@
 // The parallel miner on real worker threads and the real WASM: solutions, nonce 0, abort, worker death,
 // progress cadence, the queue and close. Targets are kept small so the file runs in a few seconds.
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProtocolError } from "../src/bytes/errors.js";
 import { MinerPool } from "../src/pow/miner.js";
@@ -281,7 +282,26 @@ describe("bad input is a ProtocolError, never a crash", () => {
       expect((error as ProtocolError).path).toBe(path);
     }
     expectProtocolError(() => createMiner({ workers: 0 }), "VALUE_OUT_OF_RANGE", { path: "workers" });
+    expectProtocolError(() => createMiner({ flavor: "avx" as never }), "INVALID_ARGUMENT", { path: "flavor" });
+    expectProtocolError(() => createMiner(null as never), "INVALID_ARGUMENT", { path: "options" });
     expectProtocolError(() => createMiner({ workers: 1.5 }), "INVALID_ARGUMENT", { path: "workers" });
+    expect(miner.stats().busy).toBe(false);
+  });
+
+  it("fuzz: any message and options resolve, reject with ProtocolError, or (when valid) stop at the abort", async () => {
+    const value = fc.oneof(fc.anything(), fc.uint8Array({ maxLength: 64 }), fc.double(), fc.bigInt({ min: -(1n << 66n), max: 1n << 66n }), fc.integer({ min: -5, max: 5000 }));
+    await fc.assert(
+      fc.asyncProperty(value, value, value, async (bytes, minScore, startNonce) => {
+        const signal = AbortSignal.timeout(30);
+        try {
+          const nonce = await miner.mine(bytes as Uint8Array, { minScore: minScore as number, startNonce: startNonce as bigint, signal });
+          expect(typeof nonce).toBe("bigint");
+        } catch (error) {
+          if (!(error instanceof DOMException && error.name === "AbortError")) expect(error).toBeInstanceOf(ProtocolError);
+        }
+      }),
+      { numRuns: 60 },
+    );
     expect(miner.stats().busy).toBe(false);
   });
 });

@@ -19,6 +19,7 @@ import {
   trytesToTrits,
   type KernelFlavor,
 } from "../src/pow/index.js";
+import { ProtocolError } from "../src/bytes/errors.js";
 import { expectProtocolError, hex, loadVectors, toHexString } from "./helpers.js";
 
 const vectors = loadVectors();
@@ -275,6 +276,43 @@ describe("kernel lanes equal the scalar reference", () => {
         }
       }),
       { numRuns: 30 },
+    );
+  });
+});
+
+describe("bad input never crashes: any value either works or raises ProtocolError", () => {
+  const anything = fc.oneof(
+    fc.anything(),
+    fc.uint8Array({ maxLength: 80 }),
+    fc.bigInt({ min: -(1n << 70n), max: 1n << 70n }),
+    fc.double(),
+    fc.integer({ min: -1000, max: 100_000 }),
+    fc.string({ maxLength: 20 }),
+  );
+  const calls: [string, (a: unknown, b: unknown, c: unknown) => unknown][] = [
+    ["powScore", (a) => powScore(a as Uint8Array)],
+    ["powDigest", (a) => powDigest(a as Uint8Array)],
+    ["trailingZeros", (a, b) => trailingZeros(a as Uint8Array, b as bigint)],
+    ["targetZeros", (a, b) => targetZeros(a as number, b as number)],
+    ["b1t6Encode", (a) => b1t6Encode(a as Uint8Array)],
+    ["b1t6Decode", (a) => b1t6Decode(a as Int8Array)],
+    ["trytesToTrits", (a) => trytesToTrits(a as string)],
+    ["tritsToTrytes", (a) => tritsToTrytes(a as Int8Array)],
+    ["curlP81", (a) => curlP81(a as Int8Array)],
+    ["searchNonce", (a, b, c) => kernels.portable.searchNonce(a as Uint8Array, b as number, c as bigint, 256n)],
+    ["laneZeros", (a, b) => kernels.portable.laneZeros(a as Uint8Array, b as bigint)],
+    ["hash", (a) => kernels.portable.hash(a as Int8Array)],
+  ];
+  it.each(calls)("%s", (_name, call) => {
+    fc.assert(
+      fc.property(anything, anything, anything, (a, b, c) => {
+        try {
+          call(a, b, c);
+        } catch (error) {
+          expect(error).toBeInstanceOf(ProtocolError);
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 });

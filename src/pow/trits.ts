@@ -35,8 +35,8 @@ export function b1t6Encode(bytes: Uint8Array): Int8Array {
 }
 
 /** The inverse of b1t6Encode; rejects trit counts not a multiple of 6, values outside −1..1 and trytes outside int8. */
-export function b1t6Decode(trits: Int8Array | ArrayLike<number>): Uint8Array {
-  if (!(trits instanceof Int8Array) && !Array.isArray(trits)) throw new ProtocolError("INVALID_ARGUMENT", "expected an Int8Array of trits", { path: "trits" });
+export function b1t6Decode(trits: Int8Array | readonly number[]): Uint8Array {
+  assertTritArray(trits);
   if (trits.length % TRITS_PER_BYTE !== 0) {
     throw new ProtocolError("LENGTH_OUT_OF_RANGE", `expected a multiple of ${TRITS_PER_BYTE} trits, got ${trits.length}`, { path: "trits" });
   }
@@ -72,8 +72,13 @@ export function trytesToTrits(trytes: string): Int8Array {
   return out;
 }
 
+function assertTritArray(trits: unknown): asserts trits is Int8Array | readonly number[] {
+  if (!(trits instanceof Int8Array) && !Array.isArray(trits)) throw new ProtocolError("INVALID_ARGUMENT", "expected an Int8Array of trits", { path: "trits" });
+}
+
 /** Trits (a multiple of 3) to trytes. */
-export function tritsToTrytes(trits: Int8Array | ArrayLike<number>): string {
+export function tritsToTrytes(trits: Int8Array | readonly number[]): string {
+  assertTritArray(trits);
   if (trits.length % 3 !== 0) throw new ProtocolError("LENGTH_OUT_OF_RANGE", `expected a multiple of 3 trits, got ${trits.length}`, { path: "trits" });
   let out = "";
   for (let i = 0; i < trits.length; i += 3) {
