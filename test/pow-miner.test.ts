@@ -63,10 +63,12 @@ describe("a mined nonce scores at least the minimum", () => {
     expect(trailingZeros(powDigest(message), nonce)).toBeGreaterThanOrEqual(targetZeros(100, 50));
   });
 
-  it("mineNonce on a temporary pool, and on the portable kernel", async () => {
+  it("mineNonce on its shared pool (concurrent calls queue there), and the portable kernel", async () => {
     const message = randomMessage(200);
-    const nonce = await mineNonce(message, { minScore: 100, workers: 2 });
+    const other = randomMessage(120);
+    const [nonce, second] = await Promise.all([mineNonce(message, { minScore: 100, workers: 2 }), mineNonce(other, { minScore: 100, workers: 2 })]);
     expect(powScore(withNonce(message, nonce))).toBeGreaterThanOrEqual(100);
+    expect(powScore(withNonce(other, second))).toBeGreaterThanOrEqual(100);
     const portable = new MinerPool({ workers: 1, flavor: "portable" });
     try {
       const n = await portable.mine(message, { minScore: 100 });
@@ -302,6 +304,8 @@ describe("bad input is a ProtocolError, never a crash", () => {
       }),
       { numRuns: 60 },
     );
+    // A solved job resolves at once; its workers report done a moment later (≤ one chunk).
+    for (let i = 0; i < 100 && miner.busy; i++) await sleep(10);
     expect(miner.stats().busy).toBe(false);
   });
 });

@@ -245,6 +245,11 @@ export class MinerPool implements Miner {
     return this.active !== undefined;
   }
 
+  /** Closed, or its workers cannot start: a new pool is needed. */
+  get failed(): boolean {
+    return this.closed || this.initError !== undefined;
+  }
+
   get queueLength(): number {
     return this.queue.length;
   }
@@ -458,14 +463,19 @@ export function createMiner(options: MinerOptions = {}): Miner {
   return new MinerPool(options);
 }
 
-/** Mines one message on a temporary pool (`workers` threads, default all cores), closed before this resolves. */
+// mineNonce's pools, one per worker count, created on first use. Idle workers are unref'd, so these never keep a
+// Node process alive; concurrent calls queue on one pool instead of each spawning its own threads.
+const sharedPools = new Map<number | undefined, MinerPool>();
+
+/** Mines one message on a shared, lazily created pool of `workers` threads (default: all cores). */
 export async function mineNonce(messageBytes: Uint8Array, options: MineOptions & { workers?: number }): Promise<bigint> {
-  const miner = new MinerPool(options?.workers !== undefined ? { workers: options.workers } : {});
-  try {
-    return await miner.mine(messageBytes, options);
-  } finally {
-    await miner.close();
+  const workers = typeof options === "object" && options !== null ? options.workers : undefined;
+  let pool = sharedPools.get(workers);
+  if (pool === undefined || pool.failed) {
+    pool = new MinerPool(workers !== undefined ? { workers } : {});
+    sharedPools.set(workers, pool);
   }
+  return pool.mine(messageBytes, options);
 }
 
 /** The first nonce ≥ startNonce meeting the target, on the calling thread (deterministic; for small targets). */
