@@ -201,8 +201,10 @@ Options:
     const started = Date.now();
     const onProgress = ({ hashes, elapsedMs }: { hashes: number; elapsedMs: number }): void => {
       const rate = elapsedMs > 0 ? (hashes * 1000) / elapsedMs : 0;
-      const remaining = rate > 0 ? Math.max(0, expected - hashes) / rate : Infinity;
-      const line = `mining: ${formatCount(rate)}H/s, ${formatCount(hashes)} hashes done, ~${formatSeconds(remaining)} expected remaining (target ${zeros} trailing zeros)`;
+      // Each nonce succeeds with probability 3^-zeros whatever came before (the search is memoryless), so the expected
+      // remaining time is always expected / rate; a countdown to "expected − done" would promise what chance does not.
+      const remaining = rate > 0 ? expected / rate : Infinity;
+      const line = `mining: ${formatCount(rate)}H/s, ${formatCount(hashes)} hashes done (expected ${formatCount(expected)} for ${zeros} trailing zeros), ~${formatSeconds(remaining)} expected remaining`;
       if (tty) process.stderr.write(`\r\x1b[K${line}`);
       else if (elapsedMs - last >= 1000) {
         process.stderr.write(`${line}\n`);
