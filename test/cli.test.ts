@@ -95,6 +95,11 @@ describe("chrysalis (dist/cli/main.js)", () => {
     expect(bad.stderr).toMatch(/^chrysalis message: /);
     const trailing = vectors.messages[0].hex + "00";
     expect(chrysalis(["message", "validate"], trailing).code).toBe(1);
+    const weak = chrysalis(["message", "validate", "--min-score", "1e12"], vectors.messages[0].hex);
+    expect(weak.code).toBe(1);
+    expect(weak.stderr).toMatch(/PoW score \d+ is below/);
+    expect(chrysalis(["message", "validate", "--network", "no-such-network"], vectors.messages[0].hex).code).toBe(1);
+    expect(chrysalis(["message", "encode"], vectors.messages[0].hex).code).toBe(2);
     expect(chrysalis(["frobnicate"]).code).toBe(2);
     expect(chrysalis(["keygen", "--bogus"]).code).toBe(2);
     expect(chrysalis(["network-id"]).code).toBe(2);
