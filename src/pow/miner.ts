@@ -415,7 +415,15 @@ export class MinerPool implements Miner {
       if (this.active === undefined) this.pump();
       return;
     }
-    if (!this.closed) this.addWorker();
+    if (!this.closed) {
+      try {
+        this.addWorker();
+      } catch (spawnError) {
+        // Called from a worker event: never let it throw there. With no worker left, what waits fails.
+        if (this.pool.length === 0) this.initError ??= new ProtocolError("POW_WORKER_FAILED", "cannot start a PoW worker", { cause: spawnError });
+        if (this.active === undefined) this.pump();
+      }
+    }
   }
 
   private finish(job: Job): void {
