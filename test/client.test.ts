@@ -73,6 +73,29 @@ describe("submitMessage takes JSON, models and bytes, with node-side or local Po
     }
   });
 
+  it("local PoW reuses the node's info, and reads it again when the node refuses the PoW it was mined for", async () => {
+    const strict = await startNode({ minPoWScore: 500, pow: false });
+    try {
+      let infoReads = 0;
+      // The first info answer is stale: it claims a minimum score of 1.
+      const stale: typeof fetch = async (input, init) => {
+        const response = await fetch(input, init);
+        if (!String(input).endsWith("/api/v1/info")) return response;
+        const body = (await response.json()) as { data: { minPoWScore: number } };
+        if (infoReads++ === 0) body.data.minPoWScore = 1;
+        return new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
+      };
+      const client = createClient(strict.url, { fetch: stale, powWorkers: 1 });
+      const id = await client.submitMessage(indexationJson("stale info"), { localPow: true });
+      expect(infoReads).toBe(2);
+      expect(powScore(await client.getMessageRaw(id))).toBeGreaterThanOrEqual(500);
+      await client.submitMessage(indexationJson("cached info"), { localPow: true });
+      expect(infoReads).toBe(2);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it("an aborted local PoW rejects with AbortError and posts nothing", async () => {
     const slow = await startNode({ minPoWScore: 1e15, pow: false });
     try {

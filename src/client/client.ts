@@ -54,6 +54,11 @@ export interface ClientOptions {
   miner?: Miner;
   /** Worker threads for local PoW when no miner is given. */
   powWorkers?: number;
+  /**
+   * How long local PoW reuses the node's info (network and minimum score, which change rarely) before reading it
+   * again, in ms. Default 10 s; 0 reads it for every submission. Tips are always read fresh.
+   */
+  infoCacheMs?: number;
 }
 
 export interface SubmitMessageOptions {
@@ -185,6 +190,16 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
     return info as ClientNodeInfo;
   }
 
+  const infoCacheMs = options.infoCacheMs ?? 10_000;
+  let infoCache: { info: ClientNodeInfo; at: number } | undefined;
+  async function cachedInfo(): Promise<ClientNodeInfo> {
+    const now = Date.now();
+    if (infoCache !== undefined && now - infoCache.at < infoCacheMs) return infoCache.info;
+    const info = await getInfo();
+    infoCache = { info, at: now };
+    return info;
+  }
+
   async function getTips(): Promise<string[]> {
     const ids = await field(await call("GET", "/api/v1/tips"), "tipMessageIds");
     if (!Array.isArray(ids) || !ids.every((t) => typeof t === "string")) throw new ClientError(200, "BAD_RESPONSE", "tipMessageIds is not a list of ids");
@@ -216,7 +231,7 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
     const hasNetwork = partial.networkId !== undefined && partial.networkId !== 0n;
     if (hasNonce && !hasNetwork) throw new ProtocolError("INVALID_ARGUMENT", "a message with a nonce must carry its networkId", { path: "networkId" });
     const needInfo = !hasNetwork || !hasNonce;
-    const info = needInfo ? await getInfo() : undefined;
+    const info = needInfo ? await cachedInfo() : undefined;
     let parents = partial.parents;
     if (parents === undefined || parents.length === 0) {
       const tips = (await getTips()).slice(0, MAX_PARENTS).map((t, i) => fromHex(t, `tipMessageIds[${i}]`, 32)).sort(compareBytes);
@@ -268,10 +283,22 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
       if (typeof input !== "object" || input === null) throw new ProtocolError("INVALID_ARGUMENT", "expected a message (JSON, model or bytes)", { path: "" });
       const partial: PartialMessage = isModel(input) ? (input as PartialMessage) : partialMessageFromJson(input);
       if (submit.localPow !== true) return post(JSON.stringify(partialToJson(partial)), "application/json", submit.signal);
-      const message = await completeLocally(partial, submit);
-      // messageToJson keeps a mined nonce of 0, which the partial form would drop as "missing".
-      if (submit.format === "json") return post(JSON.stringify(messageToJson(message)), "application/json", submit.signal);
-      return post(encodeMessage(message), "application/octet-stream", submit.signal);
+      const once = async (): Promise<string> => {
+        const message = await completeLocally(partial, submit);
+        // messageToJson keeps a mined nonce of 0, which the partial form would drop as "missing".
+        if (submit.format === "json") return post(JSON.stringify(messageToJson(message)), "application/json", submit.signal);
+        return post(encodeMessage(message), "application/octet-stream", submit.signal);
+      };
+      try {
+        return await once();
+      } catch (error) {
+        // The info the PoW was mined for may be stale (the node raised its score or changed network): read it again
+        // and retry once.
+        const reason = error instanceof ClientError ? error.reason : undefined;
+        if (reason !== "INSUFFICIENT_POW" && reason !== "WRONG_NETWORK_ID") throw error;
+        infoCache = undefined;
+        return once();
+      }
     },
     async getMessage(messageId: string): Promise<Message> {
       return messageFromJson(await getMessageJson(messageId));
