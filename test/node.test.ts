@@ -68,6 +68,16 @@ describe("the memory store keeps a real tip set", () => {
     for (const t of picked) expect(store.allTips()).toContain(t);
   });
 
+  it("the store is bounded: past maxMessages the oldest go, from the index lookups too", async () => {
+    const store = new MemoryStore({ maxMessages: 3 });
+    const entries = ["a", "b", "c", "d", "e"].map((tag) => stored([id32(0)], tag));
+    for (const e of entries) await store.put(e);
+    expect(store.size).toBe(3);
+    expect(store.ids()).toEqual(entries.slice(2).map((e) => e.id));
+    expect(await store.findByIndex(new TextEncoder().encode("a"))).toEqual([]);
+    expect(await store.findByIndex(new TextEncoder().encode("e"))).toEqual([entries[4]!.id]);
+  });
+
   it("storing the same id twice is a no-op", async () => {
     const store = new MemoryStore();
     const a = stored([id32(0)], "a");

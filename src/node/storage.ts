@@ -87,9 +87,13 @@ export class MemoryStore implements MessageStore {
     this.#messages.set(entry.id, entry);
     for (const parent of entry.message.parents) {
       const id = toHex(parent);
+      this.#referenced.delete(id); // re-inserted as the newest, so the bound below drops the longest-unreferenced ids
       this.#referenced.add(id);
       this.#tips.delete(id);
     }
+    // Up to 8 parents per message: bounded like the messages themselves. An id dropped here could only become a tip
+    // again if its message arrived after being forgotten as a parent, which a node does not wait that long for.
+    while (this.#referenced.size > 8 * this.#maxMessages) this.#referenced.delete(this.#referenced.values().next().value!);
     if (!this.#referenced.has(entry.id)) {
       this.#tips.set(entry.id, true);
       if (this.#tips.size > this.#maxTips) this.#tips.delete(this.#tips.keys().next().value!);
