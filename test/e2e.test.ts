@@ -320,6 +320,8 @@ describe("graceful shutdown", () => {
     expect(res.status).toBe(201);
     await closing;
     await expect(fetch(`${run.url}/api/v1/info`)).rejects.toThrow();
+    // onClose closed the node (and its miner): it takes nothing more.
+    await expect(run.node.submitMessage(indexationJson("after close"))).rejects.toMatchObject({ code: "SHUTTING_DOWN", status: 503 });
   });
 });
 
