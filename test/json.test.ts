@@ -152,6 +152,13 @@ describe("hostile JSON values never raise anything but ProtocolError", () => {
       delete proto["payload"];
     }
   });
+  it("reads only own properties of objects with another prototype, and of null-prototype objects", () => {
+    const { payload: _, ...without } = clone(table.base);
+    const inheriting = Object.assign(Object.create({ payload: table.base.payload }) as object, without);
+    expect(messageFromJson(inheriting).payload).toBeUndefined();
+    const bare = Object.assign(Object.create(null) as object, clone(table.base));
+    expect(messageFromJson(bare)).toEqual(messageFromJson(table.base));
+  });
   it("refuses a huge array before looking at its elements", () => {
     const json = clone(table.base) as unknown as { payload: { essence: { inputs: unknown[] } } };
     json.payload.essence.inputs = new Array(1_000_000).fill(0);

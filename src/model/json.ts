@@ -175,12 +175,11 @@ export interface PartialMessage {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Reading unknown JSON: own properties only (a polluted Object.prototype cannot inject fields).
+// Reading unknown JSON: own properties only (a polluted Object.prototype cannot inject fields; see object()).
 // The path is kept as a stack of segments and turned into text only when something is wrong, so a valid message
 // costs no string building.
 
 type Obj = Record<string, unknown>;
-const hasOwn = Object.prototype.hasOwnProperty;
 
 // Upper bounds checked before looping or decoding, so a hostile array or string is refused before any per-element
 // work; the exact rules (minimums, order, sums) run afterwards in validateMessage.
@@ -210,13 +209,27 @@ function kindOf(value: unknown): string {
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
+/**
+ * The object at the current position, readable with plain property access that sees only its own properties: a
+ * JSON.parse object while Object.prototype holds no enumerable property (checked once per call), or a null-prototype
+ * object, as it is; anything else (another prototype, a polluted Object.prototype) as a null-prototype copy of its own
+ * enumerable properties. Reads then cost no hasOwnProperty call.
+ */
 function object(value: unknown, key?: string | number): Obj {
   if (typeof value !== "object" || value === null || Array.isArray(value)) fail("INVALID_JSON", `expected an object, got ${kindOf(value)}`, key);
-  return value as Obj;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto === null || (proto === Object.prototype && pristine)) return value as Obj;
+  const copy = Object.create(null) as Obj;
+  for (const k of Object.keys(value)) copy[k] = (value as Obj)[k];
+  return copy;
 }
 
-function field(o: Obj, key: string): unknown {
-  return hasOwn.call(o, key) ? o[key] : undefined;
+/** False once anything has made an enumerable property appear on Object.prototype (prototype pollution). */
+let pristine = true;
+
+function prototypeIsPristine(): boolean {
+  for (const _ in Object.prototype) return false;
+  return true;
 }
 
 function array(value: unknown, key: string, max: number): unknown[] {
@@ -225,8 +238,7 @@ function array(value: unknown, key: string, max: number): unknown[] {
   return value;
 }
 
-function integer(o: Obj, key: string, max: number): number {
-  const value = field(o, key);
+function integer(value: unknown, key: string, max: number): number {
   if (typeof value !== "number" || !Number.isInteger(value)) fail("INVALID_JSON", `expected an integer number, got ${kindOf(value)}`, key);
   if (value < 0 || value > max) fail("VALUE_OUT_OF_RANGE", `expected 0 .. ${max}, got ${value}`, key);
   return value;
@@ -234,7 +246,7 @@ function integer(o: Obj, key: string, max: number): number {
 
 /** The numeric `type` of an object, which must be `a` (or `b` when given). */
 function typeTag(o: Obj, a: number, b = a, c = a): number {
-  const value = field(o, "type");
+  const value = o["type"];
   if (typeof value !== "number") fail("INVALID_JSON", `expected a numeric type tag, got ${kindOf(value)}`, "type");
   if (value !== a && value !== b && value !== c) {
     const allowed = [...new Set([a, b, c])].join(" or ");
@@ -270,10 +282,6 @@ function hexValue(value: unknown, key: string | number, length = -1): Uint8Array
   return out;
 }
 
-function hex(o: Obj, key: string, length = -1): Uint8Array {
-  return hexValue(field(o, key), key, length);
-}
-
 /** A u64 in JSON: a decimal string of digits only (no sign, no spaces, no exponent), at most 2^64 − 1. */
 function u64(value: unknown, key: string): bigint {
   if (typeof value !== "string") fail("INVALID_JSON", `expected a decimal string, got ${kindOf(value)}`, key);
@@ -301,18 +309,18 @@ function hexList(value: unknown, key: string, max: number, length: number): Uint
 
 function address(o: Obj): Ed25519Address {
   trail.push("address");
-  const a = object(field(o, "address"));
+  const a = object(o["address"]);
   typeTag(a, ED25519_ADDRESS_TYPE);
-  const result: Ed25519Address = { type: 0, address: hex(a, "address", ED25519_ADDRESS_LENGTH) };
+  const result: Ed25519Address = { type: 0, address: hexValue(a["address"], "address", ED25519_ADDRESS_LENGTH) };
   trail.pop();
   return result;
 }
 
 function indexation(o: Obj): IndexationPayload {
-  const data = field(o, "data");
+  const data = o["data"];
   return {
     type: 2,
-    index: hex(o, "index"),
+    index: hexValue(o["index"], "index"),
     // iota.js leaves `data` out when empty; the node sends "".
     data: data === undefined || data === null ? new Uint8Array(0) : hexValue(data, "data"),
   };
@@ -322,7 +330,7 @@ function input(value: unknown, i: number): UtxoInput {
   trail.push(i);
   const o = object(value);
   typeTag(o, UTXO_INPUT_TYPE);
-  const result: UtxoInput = { type: 0, transactionId: hex(o, "transactionId", TRANSACTION_ID_LENGTH), transactionOutputIndex: integer(o, "transactionOutputIndex", MAX_U16) };
+  const result: UtxoInput = { type: 0, transactionId: hexValue(o["transactionId"], "transactionId", TRANSACTION_ID_LENGTH), transactionOutputIndex: integer(o["transactionOutputIndex"], "transactionOutputIndex", MAX_U16) };
   trail.pop();
   return result;
 }
@@ -331,26 +339,26 @@ function output(value: unknown, i: number): Output {
   trail.push(i);
   const o = object(value);
   const type = typeTag(o, SIG_LOCKED_SINGLE_OUTPUT_TYPE, SIG_LOCKED_DUST_ALLOWANCE_OUTPUT_TYPE) as 0 | 1;
-  const result: Output = { type, address: address(o), amount: integer(o, "amount", Number.MAX_SAFE_INTEGER) };
+  const result: Output = { type, address: address(o), amount: integer(o["amount"], "amount", Number.MAX_SAFE_INTEGER) };
   trail.pop();
   return result;
 }
 
 function essence(o: Obj): TransactionEssence {
   typeTag(o, TRANSACTION_ESSENCE_TYPE);
-  const inputsJson = array(field(o, "inputs"), "inputs", MAX_INPUTS);
+  const inputsJson = array(o["inputs"], "inputs", MAX_INPUTS);
   const inputs = new Array<UtxoInput>(inputsJson.length);
   trail.push("inputs");
   for (let i = 0; i < inputsJson.length; i++) inputs[i] = input(inputsJson[i], i);
   trail.pop();
-  const outputsJson = array(field(o, "outputs"), "outputs", MAX_OUTPUTS);
+  const outputsJson = array(o["outputs"], "outputs", MAX_OUTPUTS);
   const outputs = new Array<Output>(outputsJson.length);
   trail.push("outputs");
   for (let i = 0; i < outputsJson.length; i++) outputs[i] = output(outputsJson[i], i);
   trail.pop();
   // Absent optional fields are own properties set to undefined, so nothing downstream can find an inherited one.
   const result: TransactionEssence = { type: 0, inputs, outputs, payload: undefined };
-  const payloadJson = field(o, "payload");
+  const payloadJson = o["payload"];
   if (payloadJson !== undefined && payloadJson !== null) {
     trail.push("payload");
     const p = object(payloadJson);
@@ -363,9 +371,9 @@ function essence(o: Obj): TransactionEssence {
 
 function signature(o: Obj): Ed25519Signature {
   trail.push("signature");
-  const s = object(field(o, "signature"));
+  const s = object(o["signature"]);
   typeTag(s, ED25519_SIGNATURE_TYPE);
-  const result: Ed25519Signature = { type: 0, publicKey: hex(s, "publicKey", ED25519_PUBLIC_KEY_LENGTH), signature: hex(s, "signature", ED25519_SIGNATURE_LENGTH) };
+  const result: Ed25519Signature = { type: 0, publicKey: hexValue(s["publicKey"], "publicKey", ED25519_PUBLIC_KEY_LENGTH), signature: hexValue(s["signature"], "signature", ED25519_SIGNATURE_LENGTH) };
   trail.pop();
   return result;
 }
@@ -374,16 +382,16 @@ function unlockBlock(value: unknown, i: number): UnlockBlock {
   trail.push(i);
   const o = object(value);
   const type = typeTag(o, SIGNATURE_UNLOCK_BLOCK_TYPE, REFERENCE_UNLOCK_BLOCK_TYPE);
-  const result: UnlockBlock = type === SIGNATURE_UNLOCK_BLOCK_TYPE ? { type: 0, signature: signature(o) } : { type: 1, reference: integer(o, "reference", MAX_U16) };
+  const result: UnlockBlock = type === SIGNATURE_UNLOCK_BLOCK_TYPE ? { type: 0, signature: signature(o) } : { type: 1, reference: integer(o["reference"], "reference", MAX_U16) };
   trail.pop();
   return result;
 }
 
 function transaction(o: Obj): TransactionPayload {
   trail.push("essence");
-  const e = essence(object(field(o, "essence")));
+  const e = essence(object(o["essence"]));
   trail.pop();
-  const blocksJson = array(field(o, "unlockBlocks"), "unlockBlocks", MAX_INPUTS);
+  const blocksJson = array(o["unlockBlocks"], "unlockBlocks", MAX_INPUTS);
   const unlockBlocks = new Array<UnlockBlock>(blocksJson.length);
   trail.push("unlockBlocks");
   for (let i = 0; i < blocksJson.length; i++) unlockBlocks[i] = unlockBlock(blocksJson[i], i);
@@ -392,43 +400,43 @@ function transaction(o: Obj): TransactionPayload {
 }
 
 function timestamp(o: Obj): bigint {
-  const value = field(o, "timestamp");
+  const value = o["timestamp"];
   if (typeof value === "string") return u64(value, "timestamp");
-  return BigInt(integer(o, "timestamp", Number.MAX_SAFE_INTEGER));
+  return BigInt(integer(o["timestamp"], "timestamp", Number.MAX_SAFE_INTEGER));
 }
 
 function treasuryTransaction(o: Obj): TreasuryTransactionPayload {
   typeTag(o, TREASURY_TRANSACTION_PAYLOAD_TYPE);
   trail.push("input");
-  const i = object(field(o, "input"));
+  const i = object(o["input"]);
   typeTag(i, TREASURY_INPUT_TYPE);
-  const milestoneId = hex(i, "milestoneId", MILESTONE_ID_LENGTH);
+  const milestoneId = hexValue(i["milestoneId"], "milestoneId", MILESTONE_ID_LENGTH);
   trail.pop();
   trail.push("output");
-  const out = object(field(o, "output"));
+  const out = object(o["output"]);
   typeTag(out, TREASURY_OUTPUT_TYPE);
-  const amount = integer(out, "amount", Number.MAX_SAFE_INTEGER);
+  const amount = integer(out["amount"], "amount", Number.MAX_SAFE_INTEGER);
   trail.pop();
   return { type: 4, input: { type: 1, milestoneId }, output: { type: 2, amount } };
 }
 
 function receipt(o: Obj): ReceiptPayload {
   typeTag(o, RECEIPT_PAYLOAD_TYPE);
-  const migratedAt = integer(o, "migratedAt", MAX_U32);
-  const final = field(o, "final");
+  const migratedAt = integer(o["migratedAt"], "migratedAt", MAX_U32);
+  const final = o["final"];
   if (typeof final !== "boolean") fail("INVALID_JSON", `expected a boolean, got ${kindOf(final)}`, "final");
-  const fundsJson = array(field(o, "funds"), "funds", MAX_MIGRATED_FUNDS);
+  const fundsJson = array(o["funds"], "funds", MAX_MIGRATED_FUNDS);
   const funds = new Array<MigratedFundsEntry>(fundsJson.length);
   trail.push("funds");
   for (let i = 0; i < fundsJson.length; i++) {
     trail.push(i);
     const f = object(fundsJson[i]);
-    funds[i] = { tailTransactionHash: hex(f, "tailTransactionHash", TAIL_TRANSACTION_HASH_LENGTH), address: address(f), deposit: integer(f, "deposit", Number.MAX_SAFE_INTEGER) };
+    funds[i] = { tailTransactionHash: hexValue(f["tailTransactionHash"], "tailTransactionHash", TAIL_TRANSACTION_HASH_LENGTH), address: address(f), deposit: integer(f["deposit"], "deposit", Number.MAX_SAFE_INTEGER) };
     trail.pop();
   }
   trail.pop();
   trail.push("transaction");
-  const transaction = treasuryTransaction(object(field(o, "transaction")));
+  const transaction = treasuryTransaction(object(o["transaction"]));
   trail.pop();
   return { type: 3, migratedAt, final, funds, transaction };
 }
@@ -436,17 +444,17 @@ function receipt(o: Obj): ReceiptPayload {
 function milestone(o: Obj): MilestonePayload {
   const result: MilestonePayload = {
     type: 1,
-    index: integer(o, "index", MAX_U32),
+    index: integer(o["index"], "index", MAX_U32),
     timestamp: timestamp(o),
-    parents: hexList(field(o, "parentMessageIds"), "parentMessageIds", MAX_U8, MESSAGE_ID_LENGTH),
-    inclusionMerkleProof: hex(o, "inclusionMerkleProof", MERKLE_PROOF_LENGTH),
-    nextPoWScore: integer(o, "nextPoWScore", MAX_U32),
-    nextPoWScoreMilestoneIndex: integer(o, "nextPoWScoreMilestoneIndex", MAX_U32),
-    publicKeys: hexList(field(o, "publicKeys"), "publicKeys", MAX_MILESTONE_KEYS, ED25519_PUBLIC_KEY_LENGTH),
-    signatures: hexList(field(o, "signatures"), "signatures", MAX_MILESTONE_KEYS, ED25519_SIGNATURE_LENGTH),
+    parents: hexList(o["parentMessageIds"], "parentMessageIds", MAX_U8, MESSAGE_ID_LENGTH),
+    inclusionMerkleProof: hexValue(o["inclusionMerkleProof"], "inclusionMerkleProof", MERKLE_PROOF_LENGTH),
+    nextPoWScore: integer(o["nextPoWScore"], "nextPoWScore", MAX_U32),
+    nextPoWScoreMilestoneIndex: integer(o["nextPoWScoreMilestoneIndex"], "nextPoWScoreMilestoneIndex", MAX_U32),
+    publicKeys: hexList(o["publicKeys"], "publicKeys", MAX_MILESTONE_KEYS, ED25519_PUBLIC_KEY_LENGTH),
+    signatures: hexList(o["signatures"], "signatures", MAX_MILESTONE_KEYS, ED25519_SIGNATURE_LENGTH),
     receipt: undefined,
   };
-  const r = field(o, "receipt");
+  const r = o["receipt"];
   if (r !== undefined && r !== null) {
     trail.push("receipt");
     result.receipt = receipt(object(r));
@@ -474,6 +482,7 @@ export function jsonPath(modelPath: string | undefined): string | undefined {
 function guarded<T>(fn: () => T, root?: string): T {
   // Each step pops what it pushes, so the trail is empty here unless an error cut a parse short.
   if (trail.length !== 0) trail.length = 0;
+  pristine = prototypeIsPristine();
   if (root !== undefined) trail.push(root);
   try {
     const result = fn();
@@ -503,13 +512,13 @@ export function messageFromJson(json: unknown): Message {
   const message = guarded(() => {
     const o = object(json);
     const m: Message = {
-      networkId: u64(field(o, "networkId"), "networkId"),
-      parents: hexList(field(o, "parentMessageIds"), "parentMessageIds", MAX_U8, MESSAGE_ID_LENGTH),
-      nonce: u64(field(o, "nonce"), "nonce"),
+      networkId: u64(o["networkId"], "networkId"),
+      parents: hexList(o["parentMessageIds"], "parentMessageIds", MAX_U8, MESSAGE_ID_LENGTH),
+      nonce: u64(o["nonce"], "nonce"),
       payload: undefined,
     };
     trail.push("payload");
-    m.payload = payload(field(o, "payload"));
+    m.payload = payload(o["payload"]);
     trail.pop();
     return m;
   });
@@ -526,23 +535,23 @@ export function partialMessageFromJson(json: unknown): PartialMessage {
   const message = guarded(() => {
     const o = object(json);
     const m: PartialMessage = {};
-    const networkId = field(o, "networkId");
+    const networkId = o["networkId"];
     if (networkId !== undefined && networkId !== null) {
       const n = u64(networkId, "networkId");
       if (n !== 0n) m.networkId = n;
     }
-    const parents = field(o, "parentMessageIds");
+    const parents = o["parentMessageIds"];
     if (parents !== undefined && parents !== null) {
       const list = hexList(parents, "parentMessageIds", MAX_U8, MESSAGE_ID_LENGTH);
       if (list.length > 0) m.parents = list;
     }
-    const nonce = field(o, "nonce");
+    const nonce = o["nonce"];
     if (nonce !== undefined && nonce !== null) {
       const n = u64(nonce, "nonce");
       if (n !== 0n) m.nonce = n;
     }
     trail.push("payload");
-    const p = payload(field(o, "payload"));
+    const p = payload(o["payload"]);
     trail.pop();
     if (p !== undefined) m.payload = p;
     return m;
