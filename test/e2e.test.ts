@@ -63,6 +63,11 @@ describe("the whole flow: prove ownership, submit without networkId/parents/nonc
     const tips = (await call(`${run.url}/api/v1/tips`)).json.data.tipMessageIds as string[];
     expect(tips).toContain(id);
     for (const p of message.parents) expect(tips).not.toContain(toHex(p));
+
+    const byIndex = await call(`${run.url}${MESSAGES}?index=${toHex(new TextEncoder().encode("e2e"))}`);
+    expect(byIndex.status).toBe(200);
+    expect(byIndex.json.data).toMatchObject({ index: "653265", count: 1, messageIds: [id] });
+    expect((await call(`${run.url}${MESSAGES}?index=${"00".repeat(65)}`)).json.error).toMatchObject({ code: "400", path: "index" });
   });
 
   it("the client does the same: proveOwnership keeps the JWT, submitMessage, getMessage, getInfo", async () => {

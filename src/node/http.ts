@@ -13,7 +13,7 @@
 // Errors: {"error":{"code":"<status>","message":…,"reason":"<stable code>","path":"<field>"}}.
 import { ProtocolError } from "../bytes/errors.js";
 import { fromHex, isLowerHex } from "../bytes/hex.js";
-import { MAX_MESSAGE_LENGTH } from "../bytes/limits.js";
+import { MAX_INDEX_LENGTH, MAX_MESSAGE_LENGTH, MIN_INDEX_LENGTH } from "../bytes/limits.js";
 import { messageToJson } from "../model/json.js";
 import { AuthError, bearerToken, wwwAuthenticate, type JwtClaims, type JwtService } from "../auth/index.js";
 import { isAbortError, NodeError, statusOf } from "./errors.js";
@@ -186,7 +186,9 @@ export function createHandler(node: ChrysalisNode, options: HandlerOptions = {})
           const indexText = url.searchParams.get("index");
           if (indexText === null) throw new ProtocolError("INVALID_ARGUMENT", "query parameter index is required", { path: "index" });
           const index = fromHex(indexText, "index");
-          if (index.length < 1 || index.length > 64) throw new ProtocolError("LENGTH_OUT_OF_RANGE", "an index is 1 .. 64 bytes", { path: "index" });
+          if (index.length < MIN_INDEX_LENGTH || index.length > MAX_INDEX_LENGTH) {
+            throw new ProtocolError("LENGTH_OUT_OF_RANGE", `an index is ${MIN_INDEX_LENGTH} .. ${MAX_INDEX_LENGTH} bytes`, { path: "index" });
+          }
           const maxResults = 1000;
           const messageIds = await node.store.findByIndex(index, maxResults);
           return json(200, { data: { index: indexText.toLowerCase(), maxResults, count: messageIds.length, messageIds } });
