@@ -209,6 +209,14 @@ function kindOf(value: unknown): string {
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
+/** False once anything has made an enumerable property appear on Object.prototype (prototype pollution). */
+let pristine = true;
+
+function prototypeIsPristine(): boolean {
+  for (const _ in Object.prototype) return false;
+  return true;
+}
+
 /**
  * The object at the current position, readable with plain property access that sees only its own properties: a
  * JSON.parse object while Object.prototype holds no enumerable property (checked once per call), or a null-prototype
@@ -224,14 +232,6 @@ function object(value: unknown, key?: string | number): Obj {
   return copy;
 }
 
-/** False once anything has made an enumerable property appear on Object.prototype (prototype pollution). */
-let pristine = true;
-
-function prototypeIsPristine(): boolean {
-  for (const _ in Object.prototype) return false;
-  return true;
-}
-
 function array(value: unknown, key: string, max: number): unknown[] {
   if (!Array.isArray(value)) fail("INVALID_JSON", `expected an array, got ${kindOf(value)}`, key);
   if (value.length > max) fail("COUNT_OUT_OF_RANGE", `at most ${max} elements allowed, got ${value.length}`, key);
@@ -244,7 +244,7 @@ function integer(value: unknown, key: string, max: number): number {
   return value;
 }
 
-/** The numeric `type` of an object, which must be `a` (or `b` when given). */
+/** The numeric `type` of an object, which must be one of `a`, `b`, `c` (the latter two default to `a`). */
 function typeTag(o: Obj, a: number, b = a, c = a): number {
   const value = o["type"];
   if (typeof value !== "number") fail("INVALID_JSON", `expected a numeric type tag, got ${kindOf(value)}`, "type");
@@ -273,7 +273,7 @@ function hexValue(value: unknown, key: string | number, length = -1): Uint8Array
   for (let i = 0, j = 0; i < n; i += 2, j++) {
     const hi = value.charCodeAt(i);
     const lo = value.charCodeAt(i + 1);
-    // Out-of-range codes read as undefined, which `| 0` turns into 0; the `< 128` test catches them first.
+    // Codes of 128 and above are never hex digits (and would read past the table).
     const h = hi < 128 ? NIBBLE[hi]! : -1;
     const l = lo < 128 ? NIBBLE[lo]! : -1;
     if ((h | l) < 0) fail("INVALID_HEX", `not a hex digit at character ${h < 0 ? i : i + 1}`, key);
