@@ -91,6 +91,20 @@ describe("a mined nonce scores at least the minimum", () => {
   });
 });
 
+describe("the end of the nonce space", () => {
+  it("a search that runs out of nonces rejects with POW_NOT_FOUND; one that ends on 2^64 − 1 finds it", async () => {
+    const miner = createMiner({ workers: 2 });
+    try {
+      const top = (1n << 64n) - 1n;
+      const error = await rejection(miner.mineDigest(BUSY, 20, { startNonce: top - 999n }));
+      expect((error as ProtocolError).code).toBe("POW_NOT_FOUND");
+      expect(await miner.mineDigest(BUSY, 0, { startNonce: top })).toBe(top);
+    } finally {
+      await miner.close();
+    }
+  });
+});
+
 describe("nonce 0 as a solution works", () => {
   it("the 8 zero bytes of powScores have 1 trailing zero at nonce 0: found at target 1", async () => {
     const message = hex(vectors.powScores[0].messageHex);
