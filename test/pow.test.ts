@@ -14,6 +14,8 @@ import {
   searchNonce,
   simdSupported,
   targetZeros,
+  referencePowScore,
+  referenceTrailingZeros,
   trailingZeros,
   tritsToTrytes,
   trytesToTrits,
@@ -89,7 +91,9 @@ describe("PoW hash: digest = BLAKE2b-256(message without nonce), trits = b1t6(di
     const input = powInputTrits(digest, BigInt(ex.nonce));
     expect(tritsToTrytes(input)).toBe(ex.curlInputTrytes);
     expect(tritsToTrytes(curlP81(input))).toBe(ex.hashTrytes);
+    expect(referenceTrailingZeros(digest, BigInt(ex.nonce))).toBe(ex.trailingZeros);
     expect(trailingZeros(digest, BigInt(ex.nonce))).toBe(ex.trailingZeros);
+    expect(referencePowScore(message)).toBeCloseTo(ex.score, 9);
     expect(powScore(message)).toBeCloseTo(ex.score, 9);
   });
   for (const flavor of flavors) {
@@ -107,7 +111,9 @@ describe("score = 3^trailingZeros / message length (nonce included)", () => {
     const message = vectorMessage(v);
     const digest = powDigest(message);
     const nonce = new DataView(message.buffer, message.byteOffset).getBigUint64(message.length - 8, true);
+    expect(referenceTrailingZeros(digest, nonce)).toBe(v.trailingZeros);
     expect(trailingZeros(digest, nonce)).toBe(v.trailingZeros);
+    expect(referencePowScore(message)).toBeCloseTo(v.score, 9);
     expect(powScore(message)).toBeCloseTo(v.score, 9);
   });
 
@@ -179,9 +185,9 @@ describe("nonce search: the first nonce ≥ start whose hash has ≥ target trai
   it.each(cases)("scalar reference agrees: $nonce meets the target and no nonce from $start before it does", (c) => {
     const digest = hex(c.digest);
     const found = BigInt(c.nonce);
-    expect(trailingZeros(digest, found)).toBeGreaterThanOrEqual(c.targetZeros);
+    expect(referenceTrailingZeros(digest, found)).toBeGreaterThanOrEqual(c.targetZeros);
     // Below 200 nonces from the start the reference checks every one; 4936 from 0 is covered by 4900 → 4936.
-    if (found - BigInt(c.start) <= 200n) for (let n = BigInt(c.start); n < found; n++) expect(trailingZeros(digest, n)).toBeLessThan(c.targetZeros);
+    if (found - BigInt(c.start) <= 200n) for (let n = BigInt(c.start); n < found; n++) expect(referenceTrailingZeros(digest, n)).toBeLessThan(c.targetZeros);
   });
 
   it.each(vectors.minerExamples as { message?: string; messageWithZeroNonceHex?: string; minScore: number; targetZeros: number; firstNonceFromZero: string; source: string }[])(
@@ -234,7 +240,7 @@ describe("kernel lanes equal the scalar reference", () => {
         fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }), (digest, start) => {
           const base = start - (start % BigInt(KERNEL_LANES[flavor]));
           const lanes = kernel.laneZeros(digest, base);
-          for (let j = 0; j < kernel.lanes; j++) expect(lanes[j], `lane ${j}`).toBe(trailingZeros(digest, base + BigInt(j)));
+          for (let j = 0; j < kernel.lanes; j++) expect(lanes[j], `lane ${j}`).toBe(referenceTrailingZeros(digest, base + BigInt(j)));
         }),
         { numRuns: 6 },
       );
@@ -255,14 +261,23 @@ describe("kernel lanes equal the scalar reference", () => {
             const start = block * 65536n - BigInt(back);
             const found = kernel.searchNonce(digest, target, start, 4096n);
             expect(found).toBeDefined();
-            expect(trailingZeros(digest, found!)).toBeGreaterThanOrEqual(target);
-            for (let n = start; n < found!; n++) expect(trailingZeros(digest, n), `nonce ${n}`).toBeLessThan(target);
+            expect(referenceTrailingZeros(digest, found!)).toBeGreaterThanOrEqual(target);
+            for (let n = start; n < found!; n++) expect(referenceTrailingZeros(digest, n), `nonce ${n}`).toBeLessThan(target);
           },
         ),
         { numRuns: 25 },
       );
     });
   }
+
+  it("trailingZeros (one hash on the kernel) equals the scalar reference for random digests and nonces", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }), (digest, nonce) => {
+        expect(trailingZeros(digest, nonce)).toBe(referenceTrailingZeros(digest, nonce));
+      }),
+      { numRuns: 200 },
+    );
+  });
 
   it("the kernels agree with each other on the first nonce for random digests and starts", () => {
     if (!simdSupported()) return;
@@ -271,8 +286,8 @@ describe("kernel lanes equal the scalar reference", () => {
         const a = kernels.simd.searchNonce(digest, target, start, 20_000n);
         expect(kernels.portable.searchNonce(digest, target, start, 20_000n)).toBe(a);
         if (a !== undefined) {
-          expect(trailingZeros(digest, a)).toBeGreaterThanOrEqual(target);
-          if (a > start) expect(trailingZeros(digest, a - 1n)).toBeLessThan(target);
+          expect(referenceTrailingZeros(digest, a)).toBeGreaterThanOrEqual(target);
+          if (a > start) expect(referenceTrailingZeros(digest, a - 1n)).toBeLessThan(target);
         }
       }),
       { numRuns: 30 },
@@ -293,6 +308,7 @@ describe("bad input never crashes: any value either works or raises ProtocolErro
     ["powScore", (a) => powScore(a as Uint8Array)],
     ["powDigest", (a) => powDigest(a as Uint8Array)],
     ["trailingZeros", (a, b) => trailingZeros(a as Uint8Array, b as bigint)],
+    ["referenceTrailingZeros", (a, b) => referenceTrailingZeros(a as Uint8Array, b as bigint)],
     ["targetZeros", (a, b) => targetZeros(a as number, b as number)],
     ["b1t6Encode", (a) => b1t6Encode(a as Uint8Array)],
     ["b1t6Decode", (a) => b1t6Decode(a as Int8Array)],

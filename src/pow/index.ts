@@ -2,7 +2,8 @@
 // and the bitsliced WASM kernel run by a pool of workers.
 export { b1t6Encode, b1t6Decode, trytesToTrits, tritsToTrytes, TRYTE_ALPHABET } from "./trits.js";
 export { curlP81, CURL_HASH_TRITS, CURL_STATE_TRITS, CURL_ROUNDS } from "./curl.js";
-export { powDigest, powInputTrits, trailingZeros, powScore, targetZeros, messageNonce, MAX_TRAILING_ZEROS, POW_DIGEST_LENGTH } from "./score.js";
+export { powDigest, powInputTrits, targetZeros, messageNonce, referenceTrailingZeros, referencePowScore, MAX_TRAILING_ZEROS, POW_DIGEST_LENGTH } from "./score.js";
+export { trailingZeros, powScore } from "./hash.js";
 export { Kernel, KERNEL_LANES, type KernelFlavor, simdSupported, defaultFlavor, kernelModule, searchNonce } from "./kernel.js";
 export {
   createMiner,

@@ -2,7 +2,7 @@
 // their kernel instance between jobs; jobs queue, each spreads over every worker; the first solution wins.
 import { ProtocolError, assertInteger } from "../bytes/errors.js";
 import { Kernel, type KernelFlavor, defaultFlavor, kernelModule } from "./kernel.js";
-import { MAX_TRAILING_ZEROS, powDigest, targetZeros, toNonce, trailingZeros } from "./score.js";
+import { MAX_TRAILING_ZEROS, powDigest, referenceTrailingZeros, targetZeros, toNonce } from "./score.js";
 import { WORKER_SOURCE } from "./worker-source.js";
 
 export interface MineProgress {
@@ -384,7 +384,7 @@ export class MinerPool implements Miner {
     else if (message.type === "found") {
       const nonce = message.nonce!;
       // A cheap guard on the whole chain (kernel, slicing, transfer): the scalar reference must agree.
-      if (trailingZeros(job.digest, nonce) >= job.target) this.settle(job, nonce);
+      if (referenceTrailingZeros(job.digest, nonce) >= job.target) this.settle(job, nonce);
       else job.error ??= new ProtocolError("POW_KERNEL_ERROR", `the kernel returned nonce ${nonce}, which misses the target`);
       this.stopWorkers(job);
     } else if (message.type === "done") {
