@@ -391,7 +391,7 @@ export function laneZeros(base: u64): void {
   }
 }
 
-/** For tests: Curl-P-81 of the 243 trits at IO_TRITS (one absorb, every lane alike) with 40 plain fused passes and
+/** One hash (trailingZeros/powScore, and the Curl-P-81 vectors): Curl-P-81 of the 243 trits at IO_TRITS (one absorb, every lane alike) with 40 plain fused passes and
  * a full last round; the 243 hash trits of lane 0 replace the input. Returns 1 when all 64 lanes agree. */
 export function hashTrits(): u32 {
   for (let i: u32 = 0; i < 243; i++) storeBroadcast(STATE_A + <usize>i * T, <i32>load<i8>(IO_TRITS + i));
