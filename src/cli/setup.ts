@@ -3,6 +3,7 @@
 import { readFile } from "node:fs/promises";
 import { base58Decode } from "../bytes/base58.js";
 import { fromHex } from "../bytes/hex.js";
+import { ed25519PublicKey } from "../crypto/ed25519.js";
 import {
   createEdDsaJwt,
   createHs256Jwt,
@@ -80,9 +81,10 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
   let jwt: JwtService | undefined;
   const lifetime = options.jwtLifetime !== undefined ? { lifetime: options.jwtLifetime } : {};
   if (options.jwtEd25519Seed !== undefined) {
-    const seed = base58Decode(options.jwtEd25519Seed);
-    const { ed25519PublicKey } = await import("../crypto/ed25519.js");
-    jwt = createEdDsaJwt({ privateKey: seed, publicKey: ed25519PublicKey(seed.subarray(0, 32)), ...lifetime });
+    // The key file holds the Base58 seed (or seed ‖ public key, which createEdDsaJwt checks); the public key follows.
+    const seed = base58Decode(options.jwtEd25519Seed, "jwtEd25519Key");
+    if (seed.length !== 32 && seed.length !== 64) throw new UsageError("the EdDSA JWT key file must hold a Base58 Ed25519 seed (32 bytes, or 64 with the public key)");
+    jwt = createEdDsaJwt({ privateKey: options.jwtEd25519Seed, publicKey: ed25519PublicKey(seed.subarray(0, 32)), ...lifetime });
   } else if (options.jwtSecret !== undefined) {
     jwt = createHs256Jwt({ secret: options.jwtSecret, ...lifetime });
   }
