@@ -6,7 +6,7 @@ import { ProtocolError } from "../src/bytes/errors.js";
 import { kernelModule } from "../src/pow/kernel.js";
 import { MinerPool } from "../src/pow/miner.js";
 import { WORKER_SOURCE } from "../src/pow/worker-source.js";
-import { createMiner, mineNonce, powDigest, powScore, referenceTrailingZeros as trailingZeros, targetZeros, type Miner } from "../src/pow/index.js";
+import { createMiner, mineNonce, mineNonceSync, powDigest, powScore, referenceTrailingZeros as trailingZeros, targetZeros, type Miner } from "../src/pow/index.js";
 import { expectProtocolError, hex, loadVectors } from "./helpers.js";
 
 const vectors = loadVectors();
@@ -102,6 +102,17 @@ describe("the end of the nonce space", () => {
     } finally {
       await miner.close();
     }
+  });
+});
+
+describe("mineNonceSync: the first nonce from the start, on the calling thread", () => {
+  it("gives the minerExamples' first nonce on either kernel, and refuses unreachable scores", () => {
+    const v = vectors.minerExamples[0];
+    const message = hex(v.messageWithZeroNonceHex);
+    expect(mineNonceSync(message, v.minScore)).toBe(BigInt(v.firstNonceFromZero));
+    expect(mineNonceSync(message, v.minScore, 0n, "portable")).toBe(BigInt(v.firstNonceFromZero));
+    expect(mineNonceSync(message, v.minScore, BigInt(v.firstNonceFromZero) + 1n)! > BigInt(v.firstNonceFromZero)).toBe(true);
+    expectProtocolError(() => mineNonceSync(message, 1e200), "VALUE_OUT_OF_RANGE", { path: "minScore" });
   });
 });
 
