@@ -297,3 +297,15 @@ describe("the partial submission form: networkId, parentMessageIds and nonce may
     fc.assert(fc.property(fc.anything(), (value) => onlyProtocolErrors(() => partialMessageFromJson(value))), { numRuns: 300 });
   });
 });
+
+describe("u64 strings are checked on every call, whatever was parsed before", () => {
+  it("rejects an empty or signed networkId even right after a valid one, and parses repeated ones alike", () => {
+    const base = clone(table.base);
+    expect(messageFromJson(base).networkId).toBe(14379272398717627559n);
+    expectProtocolError(() => messageFromJson({ ...base, networkId: "" }), "INVALID_JSON", { path: "networkId" });
+    expectProtocolError(() => messageFromJson({ ...base, networkId: "+14379272398717627559" }), "INVALID_JSON", { path: "networkId" });
+    expect(messageFromJson(base).networkId).toBe(14379272398717627559n);
+    expect(messageFromJson({ ...base, networkId: "18446744073709551615" }).networkId).toBe(18446744073709551615n);
+    expect(messageFromJson(base).networkId).toBe(14379272398717627559n);
+  });
+});

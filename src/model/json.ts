@@ -282,6 +282,10 @@ function hexValue(value: unknown, key: string | number, length = -1): Uint8Array
   return out;
 }
 
+// The last long decimal parsed: every message of a network carries the same networkId, and a bigint is immutable.
+let lastDecimal = "";
+let lastValue = 0n;
+
 /** A u64 in JSON: a decimal string of digits only (no sign, no spaces, no exponent), at most 2^64 − 1. */
 function u64(value: unknown, key: string): bigint {
   if (typeof value !== "string") fail("INVALID_JSON", `expected a decimal string, got ${kindOf(value)}`, key);
@@ -293,8 +297,13 @@ function u64(value: unknown, key: string): bigint {
   }
   // Up to 15 digits a double holds the value exactly, and converting it is cheaper than parsing a BigInt.
   if (n <= 15) return BigInt(+value);
+  if (value === lastDecimal) return lastValue;
   const big = BigInt(value);
   if (big > MAX_U64) fail("VALUE_OUT_OF_RANGE", "exceeds the largest u64", key);
+  if (key === "networkId") {
+    lastDecimal = value;
+    lastValue = big;
+  }
   return big;
 }
 
