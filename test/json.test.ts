@@ -15,6 +15,7 @@ import { expectProtocolError, hex, loadVectors, toHexString } from "./helpers.js
 
 interface ErrorCase {
   name: string;
+  on?: "milestone";
   at: (string | number)[];
   op: "set" | "delete" | "swap";
   value?: unknown;
@@ -23,7 +24,7 @@ interface ErrorCase {
   path: string;
 }
 
-const table = JSON.parse(readFileSync(new URL("./vectors/json-errors.json", import.meta.url), "utf8")) as { base: MessageJson; cases: ErrorCase[] };
+const table = JSON.parse(readFileSync(new URL("./vectors/json-errors.json", import.meta.url), "utf8")) as { base: MessageJson; milestoneBase: MessageJson; cases: ErrorCase[] };
 const vectors = loadVectors();
 
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
@@ -114,12 +115,13 @@ describe("an absent payload is null or a missing key; empty indexation data is \
 });
 
 describe("every shape error raises ProtocolError with the code and the exact JSON path", () => {
-  it("the base message of the table is valid", () => {
+  it("the base messages of the table are valid", () => {
     expect(messageToJson(messageFromJson(table.base))).toEqual(table.base);
+    expect(messageToJson(messageFromJson(table.milestoneBase))).toEqual(table.milestoneBase);
   });
   for (const c of table.cases) {
-    it(`${c.name} → ${c.code} at ${c.path}`, () => {
-      expectProtocolError(() => messageFromJson(edit(table.base, c)), c.code, { path: c.path });
+    it(`${c.on === "milestone" ? "milestone: " : ""}${c.name} → ${c.code} at ${c.path}`, () => {
+      expectProtocolError(() => messageFromJson(edit(c.on === "milestone" ? table.milestoneBase : table.base, c)), c.code, { path: c.path });
     });
   }
 });
@@ -168,17 +170,18 @@ describe("hostile JSON values never raise anything but ProtocolError", () => {
     fc.assert(fc.property(fc.anything({ withBigInt: true, withNullPrototype: true, withObjectString: true }), (value) => onlyProtocolErrors(() => messageFromJson(value))), { numRuns: 500 });
   });
   it("fast-check: a valid message with one value anywhere replaced or removed either parses to a message that re-encodes or raises ProtocolError", () => {
-    const paths: (string | number)[][] = [];
-    const walk = (value: unknown, at: (string | number)[]): void => {
-      if (at.length > 0) paths.push(at);
-      if (Array.isArray(value)) value.forEach((v, i) => walk(v, [...at, i]));
-      else if (typeof value === "object" && value !== null) for (const [k, v] of Object.entries(value)) walk(v, [...at, k]);
+    const paths: { base: MessageJson; at: (string | number)[] }[] = [];
+    const walk = (base: MessageJson, value: unknown, at: (string | number)[]): void => {
+      if (at.length > 0) paths.push({ base, at });
+      if (Array.isArray(value)) value.forEach((v, i) => walk(base, v, [...at, i]));
+      else if (typeof value === "object" && value !== null) for (const [k, v] of Object.entries(value)) walk(base, v, [...at, k]);
     };
-    walk(table.base, []);
+    walk(table.base, table.base, []);
+    walk(table.milestoneBase, table.milestoneBase, []);
     fc.assert(
-      fc.property(fc.constantFrom(...paths), fc.option(fc.jsonValue(), { nil: undefined }), (at, value) => {
+      fc.property(fc.constantFrom(...paths), fc.option(fc.jsonValue(), { nil: undefined }), ({ base, at }, value) => {
         const c: ErrorCase = value === undefined ? { name: "", at, op: "delete", code: "", path: "" } : { name: "", at, op: "set", value, code: "", path: "" };
-        const mutated = edit(table.base, c);
+        const mutated = edit(base, c);
         let message;
         try {
           message = messageFromJson(mutated);
@@ -188,7 +191,7 @@ describe("hostile JSON values never raise anything but ProtocolError", () => {
         }
         expect(decodeMessage(encodeMessage(message))).toEqual(message);
       }),
-      { numRuns: 1000 },
+      { numRuns: 1500 },
     );
   });
 });
