@@ -85,8 +85,11 @@ const isNode = typeof process === "object" && typeof process.versions?.node === 
 
 async function platform(): Promise<{ spawn: Spawn; parallelism: number }> {
   if (isNode) {
-    const { Worker } = await import("node:worker_threads");
-    const os = await import("node:os");
+    // Specifiers in variables (and the ignore hints) keep browser bundlers from trying to resolve Node built-ins.
+    const threadsModule = "node:worker_threads";
+    const osModule = "node:os";
+    const { Worker } = (await import(/* webpackIgnore: true */ /* @vite-ignore */ threadsModule)) as typeof import("node:worker_threads");
+    const os = (await import(/* webpackIgnore: true */ /* @vite-ignore */ osModule)) as typeof import("node:os");
     const spawn: Spawn = (events) => {
       const worker = new Worker(WORKER_SOURCE, { eval: true });
       worker.on("message", (data: unknown) => events.message(data));
