@@ -266,6 +266,10 @@ describe("503 when the node cannot fill a field or is busy", () => {
       expect(second.status).toBe(503);
       expect(second.json.error).toMatchObject({ code: "503", reason: "POW_QUEUE_FULL" });
       expect(second.json.error.message).toMatch(/busy/);
+      // Work that needs no mining is not held up by the job: reads are answered while it is still mining.
+      expect((await call(`${run.url}/api/v1/tips`)).status).toBe(200);
+      expect((await call(`${run.url}/api/v1/info`)).status).toBe(200);
+      expect(run.node.stats().powActive).toBe(1);
       controller.abort();
       await first;
       await until(() => run.node.stats().powActive === 0);
