@@ -19,7 +19,7 @@ Options:
   --host <host>              listen address (default 127.0.0.1)
   --port <port>              port (default 14265; 0 picks a free one)
   --network <name>           network name; its id is derived from it (default chrysalis-devnet)
-  --min-pow-score <n>        minimum PoW score (default 4000)
+  --min-pow-score <n>        minimum PoW score (default 2000 on chrysalis-devnet, 4000 elsewhere)
   --workers <n>              PoW worker threads (default: available cores)
   --no-pow                   do not mine for submitters (a message without nonce answers 503)
   --jwt-secret-file <file>   HS256 secret (≥ 32 bytes) for the JWTs; also CHRYSALIS_JWT_SECRET

@@ -27,7 +27,7 @@ export interface NodeOptions {
   network?: string;
   /** Bech32 human-readable part. Default "iota" for chrysalis-mainnet, "atoi" otherwise. */
   bech32Hrp?: string;
-  /** Minimum PoW score a message must reach. Default 4000 (mainnet). */
+  /** Minimum PoW score a message must reach. Default: 2000 on chrysalis-devnet, otherwise 4000 (mainnet's). */
   minPoWScore?: number;
   /** Where accepted messages go. Default: a new MemoryStore. */
   store?: MessageStore;
@@ -103,7 +103,7 @@ export const NODE_VERSION = "0.1.0";
 export function createNode(options: NodeOptions = {}): ChrysalisNode {
   const network = options.network ?? "chrysalis-devnet";
   const ownNetworkId = networkIdOf(network);
-  const minPoWScore = options.minPoWScore ?? 4000;
+  const minPoWScore = options.minPoWScore ?? (network === "chrysalis-devnet" ? 2000 : 4000);
   if (!Number.isFinite(minPoWScore) || minPoWScore < 0) throw new ProtocolError("INVALID_ARGUMENT", "minPoWScore must be a number ≥ 0", { path: "minPoWScore" });
   const store: MessageStore = options.store ?? new MemoryStore();
   const ledger = options.ledger;
