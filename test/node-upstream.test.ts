@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toHex } from "../src/bytes/hex.js";
 import { messageId } from "../src/model/ids.js";
 import { createClient } from "../src/client/index.js";
+import { authHeaders } from "../src/auth/index.js";
 import { createGatewayNode, createHandler, MemoryStore, serve, UpstreamStore, type ChrysalisNode, type RunningServer } from "../src/node/index.js";
 import { indexationJson, postJson, startNode, type Running } from "./node-helpers.js";
 
@@ -52,6 +53,25 @@ describe("UpstreamStore forwards to an upstream node", () => {
     expect(error).toMatchObject({ code: "UPSTREAM_FAILED", status: 400 });
     expect(await store.get("ab".repeat(32))).toBeUndefined();
     expect((await store.tips(8)).length).toBeGreaterThan(0);
+  });
+
+  it("an upstream that wants a JWT gets it from the store's headers; without it the gateway answers 502 (its own credentials), not 401", async () => {
+    const guarded = await startNode({ auth: true, network: "chrysalis-guarded", minPoWScore: 10, pow: false });
+    try {
+      const jwt = await createClient(guarded.url).proveOwnership(guarded.identity.id, guarded.identity.secretKey);
+      const withToken = await createGatewayNode(guarded.url, { pow: { workers: 1 }, headers: authHeaders(jwt) });
+      const without = await createGatewayNode(guarded.url, { pow: { workers: 1 } });
+      try {
+        const ok = await withToken.submitMessage(indexationJson("with a token"));
+        expect(await (guarded.node.store as MemoryStore).has(ok.messageId)).toBe(true);
+        await expect(without.submitMessage(indexationJson("without a token"))).rejects.toMatchObject({ code: "UPSTREAM_FAILED", status: 502 });
+      } finally {
+        await withToken.close();
+        await without.close();
+      }
+    } finally {
+      await guarded.close();
+    }
   });
 
   it("an upstream that does not answer is a 502", async () => {

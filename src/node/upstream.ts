@@ -144,12 +144,17 @@ function dataField(json: unknown, key: string | undefined): unknown {
   return Object.prototype.hasOwnProperty.call(data, key) ? (data as Record<string, unknown>)[key] : undefined;
 }
 
-/** 4xx from the upstream keep their status (the message was refused there); anything else is 502. */
+/**
+ * A 4xx from the upstream keeps its status (the message was refused there, the submitter should know why), except
+ * 401/403/407: those concern this gateway's own credentials, not the submitter's, so they are a 502 like any 5xx.
+ */
 function upstreamError(status: number, json: unknown, path: string): NodeError {
   let message = `the upstream answered ${status} to ${path}`;
   if (typeof json === "object" && json !== null) {
     const error = (json as { error?: { message?: unknown } }).error;
     if (typeof error?.message === "string") message = `upstream: ${error.message.slice(0, 300)}`;
   }
-  return new NodeError("UPSTREAM_FAILED", message, { status: status >= 400 && status < 500 ? status : 502 });
+  const credentials = status === 401 || status === 403 || status === 407;
+  if (credentials) message = `the upstream refused this gateway's credentials (${status}): ${message}`;
+  return new NodeError("UPSTREAM_FAILED", message, { status: status >= 400 && status < 500 && !credentials ? status : 502 });
 }
