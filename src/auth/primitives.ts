@@ -7,22 +7,10 @@ import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
 import { toHex } from "../bytes/hex.js";
 import { base64urlEncode } from "./base64url.js";
+import { type NodeCrypto, nativeCrypto as native } from "../crypto/native.js";
 
-type NodeCrypto = typeof import("node:crypto");
 type KeyObject = import("node:crypto").KeyObject;
 
-async function loadNodeCrypto(): Promise<NodeCrypto | undefined> {
-  const isNode = typeof process === "object" && typeof process.versions === "object" && process.versions.node !== undefined;
-  if (!isNode) return undefined;
-  try {
-    const specifier = "node:crypto";
-    return (await import(/* @vite-ignore */ specifier)) as NodeCrypto;
-  } catch {
-    return undefined;
-  }
-}
-
-const native = await loadNodeCrypto();
 
 // Imported public keys by hex; importing costs about as much as a verification. Bounded, oldest evicted.
 const KEY_CACHE_SIZE = 1024;

@@ -8,23 +8,10 @@
 import * as ed from "@noble/ed25519";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { ProtocolError } from "../bytes/errors.js";
+import { type NodeCrypto, nativeCrypto as native } from "./native.js";
 
 ed.hashes.sha512 = sha512;
 
-type NodeCrypto = typeof import("node:crypto");
-
-async function loadNodeCrypto(): Promise<NodeCrypto | undefined> {
-  const isNode = typeof process === "object" && typeof process.versions === "object" && process.versions.node !== undefined;
-  if (!isNode) return undefined;
-  try {
-    const specifier = "node:crypto";
-    return (await import(/* @vite-ignore */ specifier)) as NodeCrypto;
-  } catch {
-    return undefined;
-  }
-}
-
-const native = await loadNodeCrypto();
 
 // The DER prefix that wraps a raw 32-byte seed as PKCS#8 for node:crypto.
 const PKCS8_PREFIX = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20]);
