@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ProtocolError } from "../src/bytes/errors.js";
 import { decodeMessage, encodeMessage, encodePayload } from "../src/model/codec.js";
+import type { TransactionPayload } from "../src/model/types.js";
 import { messageId } from "../src/model/ids.js";
 import { messageFromJson, messageToJson, partialMessageFromJson, payloadFromJson, type MessageJson } from "../src/model/json.js";
 import { arbMessage } from "./arbitraries.js";
@@ -197,6 +198,26 @@ describe("hostile JSON values never raise anything but ProtocolError", () => {
 });
 
 describe("round trips over arbitrary valid messages", () => {
+  it("a JSON -0 reads as 0, so the model equals what its bytes decode to", () => {
+    const json = {
+      networkId: "1",
+      parentMessageIds: ["00".repeat(32)],
+      payload: {
+        type: 0,
+        essence: {
+          type: 0,
+          inputs: [{ type: 0, transactionId: "11".repeat(32), transactionOutputIndex: -0 }],
+          outputs: [{ type: 0, address: { type: 0, address: "22".repeat(32) }, amount: 1 }],
+          payload: null,
+        },
+        unlockBlocks: [{ type: 0, signature: { type: 0, publicKey: "33".repeat(32), signature: "44".repeat(64) } }],
+      },
+      nonce: "5",
+    };
+    const m = messageFromJson(json);
+    expect(Object.is((m.payload as TransactionPayload).essence.inputs[0]!.transactionOutputIndex, 0)).toBe(true);
+    expect(decodeMessage(encodeMessage(m))).toEqual(m);
+  });
   it("messageFromJson(JSON text of messageToJson(m)) equals m, and the JSON comes back identical", () => {
     fc.assert(
       fc.property(arbMessage(), (m) => {

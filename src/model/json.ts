@@ -241,7 +241,7 @@ function array(value: unknown, key: string, max: number): unknown[] {
 function integer(value: unknown, key: string, max: number): number {
   if (typeof value !== "number" || !Number.isInteger(value)) fail("INVALID_JSON", `expected an integer number, got ${kindOf(value)}`, key);
   if (value < 0 || value > max) fail("VALUE_OUT_OF_RANGE", `expected 0 .. ${max}, got ${value}`, key);
-  return value;
+  return value + 0; // -0 becomes 0, so the model equals what its bytes decode to
 }
 
 /** The numeric `type` of an object, which must be one of `a`, `b`, `c` (the latter two default to `a`). */
