@@ -238,6 +238,20 @@ function array(value: unknown, key: string, max: number): unknown[] {
   return value;
 }
 
+/** Reads the array `o[key]` (at most `max` elements), each element by `item` with `key[i]` on the path. */
+function list<T>(o: Obj, key: string, max: number, item: (element: Obj) => T): T[] {
+  const json = array(o[key], key, max);
+  const out = new Array<T>(json.length);
+  trail.push(key);
+  for (let i = 0; i < json.length; i++) {
+    trail.push(i);
+    out[i] = item(object(json[i]));
+    trail.pop();
+  }
+  trail.pop();
+  return out;
+}
+
 function integer(value: unknown, key: string, max: number): number {
   if (typeof value !== "number" || !Number.isInteger(value)) fail("INVALID_JSON", `expected an integer number, got ${kindOf(value)}`, key);
   if (value < 0 || value > max) fail("VALUE_OUT_OF_RANGE", `expected 0 .. ${max}, got ${value}`, key);
@@ -335,36 +349,20 @@ function indexation(o: Obj): IndexationPayload {
   };
 }
 
-function input(value: unknown, i: number): UtxoInput {
-  trail.push(i);
-  const o = object(value);
+function input(o: Obj): UtxoInput {
   typeTag(o, UTXO_INPUT_TYPE);
-  const result: UtxoInput = { type: 0, transactionId: hexValue(o["transactionId"], "transactionId", TRANSACTION_ID_LENGTH), transactionOutputIndex: integer(o["transactionOutputIndex"], "transactionOutputIndex", MAX_U16) };
-  trail.pop();
-  return result;
+  return { type: 0, transactionId: hexValue(o["transactionId"], "transactionId", TRANSACTION_ID_LENGTH), transactionOutputIndex: integer(o["transactionOutputIndex"], "transactionOutputIndex", MAX_U16) };
 }
 
-function output(value: unknown, i: number): Output {
-  trail.push(i);
-  const o = object(value);
+function output(o: Obj): Output {
   const type = typeTag(o, SIG_LOCKED_SINGLE_OUTPUT_TYPE, SIG_LOCKED_DUST_ALLOWANCE_OUTPUT_TYPE) as 0 | 1;
-  const result: Output = { type, address: address(o), amount: integer(o["amount"], "amount", Number.MAX_SAFE_INTEGER) };
-  trail.pop();
-  return result;
+  return { type, address: address(o), amount: integer(o["amount"], "amount", Number.MAX_SAFE_INTEGER) };
 }
 
 function essence(o: Obj): TransactionEssence {
   typeTag(o, TRANSACTION_ESSENCE_TYPE);
-  const inputsJson = array(o["inputs"], "inputs", MAX_INPUTS);
-  const inputs = new Array<UtxoInput>(inputsJson.length);
-  trail.push("inputs");
-  for (let i = 0; i < inputsJson.length; i++) inputs[i] = input(inputsJson[i], i);
-  trail.pop();
-  const outputsJson = array(o["outputs"], "outputs", MAX_OUTPUTS);
-  const outputs = new Array<Output>(outputsJson.length);
-  trail.push("outputs");
-  for (let i = 0; i < outputsJson.length; i++) outputs[i] = output(outputsJson[i], i);
-  trail.pop();
+  const inputs = list(o, "inputs", MAX_INPUTS, input);
+  const outputs = list(o, "outputs", MAX_OUTPUTS, output);
   // Absent optional fields are own properties set to undefined, so nothing downstream can find an inherited one.
   const result: TransactionEssence = { type: 0, inputs, outputs, payload: undefined };
   const payloadJson = o["payload"];
@@ -387,24 +385,16 @@ function signature(o: Obj): Ed25519Signature {
   return result;
 }
 
-function unlockBlock(value: unknown, i: number): UnlockBlock {
-  trail.push(i);
-  const o = object(value);
+function unlockBlock(o: Obj): UnlockBlock {
   const type = typeTag(o, SIGNATURE_UNLOCK_BLOCK_TYPE, REFERENCE_UNLOCK_BLOCK_TYPE);
-  const result: UnlockBlock = type === SIGNATURE_UNLOCK_BLOCK_TYPE ? { type: 0, signature: signature(o) } : { type: 1, reference: integer(o["reference"], "reference", MAX_U16) };
-  trail.pop();
-  return result;
+  return type === SIGNATURE_UNLOCK_BLOCK_TYPE ? { type: 0, signature: signature(o) } : { type: 1, reference: integer(o["reference"], "reference", MAX_U16) };
 }
 
 function transaction(o: Obj): TransactionPayload {
   trail.push("essence");
   const e = essence(object(o["essence"]));
   trail.pop();
-  const blocksJson = array(o["unlockBlocks"], "unlockBlocks", MAX_INPUTS);
-  const unlockBlocks = new Array<UnlockBlock>(blocksJson.length);
-  trail.push("unlockBlocks");
-  for (let i = 0; i < blocksJson.length; i++) unlockBlocks[i] = unlockBlock(blocksJson[i], i);
-  trail.pop();
+  const unlockBlocks = list(o, "unlockBlocks", MAX_INPUTS, unlockBlock);
   return { type: 0, essence: e, unlockBlocks };
 }
 
@@ -429,21 +419,16 @@ function treasuryTransaction(o: Obj): TreasuryTransactionPayload {
   return { type: 4, input: { type: 1, milestoneId }, output: { type: 2, amount } };
 }
 
+function migratedFundsEntry(f: Obj): MigratedFundsEntry {
+  return { tailTransactionHash: hexValue(f["tailTransactionHash"], "tailTransactionHash", TAIL_TRANSACTION_HASH_LENGTH), address: address(f), deposit: integer(f["deposit"], "deposit", Number.MAX_SAFE_INTEGER) };
+}
+
 function receipt(o: Obj): ReceiptPayload {
   typeTag(o, RECEIPT_PAYLOAD_TYPE);
   const migratedAt = integer(o["migratedAt"], "migratedAt", MAX_U32);
   const final = o["final"];
   if (typeof final !== "boolean") fail("INVALID_JSON", `expected a boolean, got ${kindOf(final)}`, "final");
-  const fundsJson = array(o["funds"], "funds", MAX_MIGRATED_FUNDS);
-  const funds = new Array<MigratedFundsEntry>(fundsJson.length);
-  trail.push("funds");
-  for (let i = 0; i < fundsJson.length; i++) {
-    trail.push(i);
-    const f = object(fundsJson[i]);
-    funds[i] = { tailTransactionHash: hexValue(f["tailTransactionHash"], "tailTransactionHash", TAIL_TRANSACTION_HASH_LENGTH), address: address(f), deposit: integer(f["deposit"], "deposit", Number.MAX_SAFE_INTEGER) };
-    trail.pop();
-  }
-  trail.pop();
+  const funds = list(o, "funds", MAX_MIGRATED_FUNDS, migratedFundsEntry);
   trail.push("transaction");
   const transaction = treasuryTransaction(object(o["transaction"]));
   trail.pop();
@@ -605,9 +590,9 @@ function unlockBlockToJson(b: UnlockBlock): UnlockBlockJson {
   return { type: 0, signature: { type: 0, publicKey: toHex(b.signature.publicKey), signature: toHex(b.signature.signature) } };
 }
 
-function hexListToJson(list: Uint8Array[]): string[] {
-  const out = new Array<string>(list.length);
-  for (let i = 0; i < list.length; i++) out[i] = toHex(list[i]!);
+function hexListToJson(items: Uint8Array[]): string[] {
+  const out = new Array<string>(items.length);
+  for (let i = 0; i < items.length; i++) out[i] = toHex(items[i]!);
   return out;
 }
 
