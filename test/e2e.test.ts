@@ -81,16 +81,25 @@ describe("the whole flow: prove ownership, submit without networkId/parents/nonc
     expect(info).toMatchObject({ networkId: "chrysalis-test", bech32HRP: "atoi", minPoWScore: 100, isHealthy: true });
   });
 
-  it("raw bytes (application/octet-stream) mined by the submitter are accepted as they are", async () => {
+  it("raw bytes (application/octet-stream) mined by the submitter are accepted as they are, in one piece or streamed a byte a chunk", async () => {
     const jwt = await jwtFor(run);
-    const tips = (await call(`${run.url}/api/v1/tips`)).json.data.tipMessageIds as string[];
-    const parents = tips.map((t) => Uint8Array.from(Buffer.from(t, "hex"))).sort(Buffer.compare);
-    const bytes = encodeMessage({ networkId: networkId("chrysalis-test"), parents, payload: { type: 2, index: new TextEncoder().encode("raw"), data: new Uint8Array(3) }, nonce: 0n });
-    const nonce = await mineNonce(bytes, { minScore: 100, workers: 1 });
-    new DataView(bytes.buffer, bytes.byteOffset, bytes.length).setBigUint64(bytes.length - 8, nonce, true);
-    const res = await call(`${run.url}${MESSAGES}`, { method: "POST", headers: { "content-type": "application/octet-stream", ...authHeaders(jwt) }, body: bytes as Uint8Array<ArrayBuffer> });
-    expect(res.status, JSON.stringify(res.json)).toBe(201);
-    expect(res.json.data.messageId).toBe(messageId(bytes));
+    const oneByteChunks = (bytes: Uint8Array): ReadableStream<Uint8Array> =>
+      new ReadableStream({
+        start(controller) {
+          for (const b of bytes) controller.enqueue(Uint8Array.of(b));
+          controller.close();
+        },
+      });
+    for (const [label, body] of [["whole", (b: Uint8Array) => b as Uint8Array<ArrayBuffer>], ["streamed", oneByteChunks]] as const) {
+      const tips = (await call(`${run.url}/api/v1/tips`)).json.data.tipMessageIds as string[];
+      const parents = tips.map((t) => Uint8Array.from(Buffer.from(t, "hex"))).sort(Buffer.compare);
+      const bytes = encodeMessage({ networkId: networkId("chrysalis-test"), parents, payload: { type: 2, index: new TextEncoder().encode(`raw ${label}`), data: new Uint8Array(3) }, nonce: 0n });
+      const nonce = await mineNonce(bytes, { minScore: 100, workers: 1 });
+      new DataView(bytes.buffer, bytes.byteOffset, bytes.length).setBigUint64(bytes.length - 8, nonce, true);
+      const res = await call(`${run.url}${MESSAGES}`, { method: "POST", headers: { "content-type": "application/octet-stream", ...authHeaders(jwt) }, body: body(bytes), duplex: "half" } as RequestInit);
+      expect(res.status, `${label}: ${JSON.stringify(res.json)}`).toBe(201);
+      expect(res.json.data.messageId).toBe(messageId(bytes));
+    }
   });
 });
 

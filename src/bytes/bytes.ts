@@ -24,7 +24,8 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   return diff === 0;
 }
 
-export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+/** Joins `parts` into one new array (an array argument, not a spread: a body may arrive in very many chunks). */
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   let size = 0;
   for (const p of parts) size += p.length;
   const out = new Uint8Array(size);

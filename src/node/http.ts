@@ -11,6 +11,7 @@
 //   GET  /api/v1/messages?index=<hex> → {"data":{"index","maxResults","count","messageIds"}}
 //   GET  /api/v1/info → {"data":NodeInfo};  GET /api/v1/tips → {"data":{"tipMessageIds":[…]}}
 // Errors: {"error":{"code":"<status>","message":…,"reason":"<stable code>","path":"<field>"}}.
+import { concatBytes } from "../bytes/bytes.js";
 import { ProtocolError } from "../bytes/errors.js";
 import { fromHex, isLowerHex } from "../bytes/hex.js";
 import { MAX_INDEX_LENGTH, MAX_MESSAGE_LENGTH, MIN_INDEX_LENGTH } from "../bytes/limits.js";
@@ -89,14 +90,7 @@ export async function readBody(request: Request, limit: number): Promise<Uint8Ar
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return chunks.length === 1 ? chunks[0]! : concatBytes(chunks);
 }
 
 async function readJson(request: Request, limit: number): Promise<unknown> {
