@@ -1,7 +1,7 @@
 // The node REST JSON form of a message (PROTOCOL.md §6, node API v1 / iota.js 1.8 IMessage) and the model, both ways.
 // Every shape error names its JSON path; the syntactic rules then run on the model and report JSON paths too.
 import { ProtocolError } from "../bytes/errors.js";
-import { toHex } from "../bytes/hex.js";
+import { decodeHex, firstNonHexDigit, toHex } from "../bytes/hex.js";
 import {
   ED25519_ADDRESS_LENGTH,
   ED25519_ADDRESS_TYPE,
@@ -238,9 +238,9 @@ function array(value: unknown, key: string, max: number): unknown[] {
   return value;
 }
 
-/** Reads the array `o[key]` (at most `max` elements), each element by `item` with `key[i]` on the path. */
-function list<T>(o: Obj, key: string, max: number, item: (element: Obj) => T): T[] {
-  const json = array(o[key], key, max);
+/** Reads the array `value`, found at `key` (at most `max` elements), each element by `item` with `key[i]` on the path. */
+function list<T>(value: unknown, key: string, max: number, item: (element: Obj) => T): T[] {
+  const json = array(value, key, max);
   const out = new Array<T>(json.length);
   trail.push(key);
   for (let i = 0; i < json.length; i++) {
@@ -258,22 +258,17 @@ function integer(value: unknown, key: string, max: number): number {
   return value + 0; // -0 becomes 0, so the model equals what its bytes decode to
 }
 
-/** The numeric `type` of an object, which must be one of `a`, `b`, `c` (the latter two default to `a`). */
-function typeTag(o: Obj, a: number, b = a, c = a): number {
-  const value = o["type"];
+/**
+ * The numeric type tag `value` (read from the object's `type` at the call site, so each property read sees one object
+ * shape), which must be one of `a`, `b`, `c` (the latter two default to `a`).
+ */
+function typeTag(value: unknown, a: number, b = a, c = a): number {
   if (typeof value !== "number") fail("INVALID_JSON", `expected a numeric type tag, got ${kindOf(value)}`, "type");
   if (value !== a && value !== b && value !== c) {
     const allowed = [...new Set([a, b, c])].join(" or ");
     fail("INVALID_TYPE", `type ${value} not allowed here (expected ${allowed})`, "type");
   }
   return value;
-}
-
-// Hex digits by character code (-1 for anything else); only codes below 128 can be digits.
-const NIBBLE = new Int8Array(128).fill(-1);
-for (let i = 0; i < 16; i++) {
-  NIBBLE["0123456789abcdef".charCodeAt(i)] = i;
-  NIBBLE["0123456789ABCDEF".charCodeAt(i)] = i;
 }
 
 /** Hex text (either case) to bytes; `length` is the exact byte count when given. */
@@ -283,16 +278,8 @@ function hexValue(value: unknown, key: string | number, length = -1): Uint8Array
   if (n > MAX_HEX_CHARS) fail("LENGTH_OUT_OF_RANGE", "hex string longer than a whole message", key);
   if ((n & 1) !== 0) fail("INVALID_HEX", "hex string of odd length", key);
   if (length >= 0 && n !== 2 * length) fail("INVALID_HEX", `expected ${2 * length} hex characters, got ${n}`, key);
-  const out = new Uint8Array(n >>> 1);
-  for (let i = 0, j = 0; i < n; i += 2, j++) {
-    const hi = value.charCodeAt(i);
-    const lo = value.charCodeAt(i + 1);
-    // Codes of 128 and above are never hex digits (and would read past the table).
-    const h = hi < 128 ? NIBBLE[hi]! : -1;
-    const l = lo < 128 ? NIBBLE[lo]! : -1;
-    if ((h | l) < 0) fail("INVALID_HEX", `not a hex digit at character ${h < 0 ? i : i + 1}`, key);
-    out[j] = (h << 4) | l;
-  }
+  const out = decodeHex(value);
+  if (out === undefined) fail("INVALID_HEX", `not a hex digit at character ${firstNonHexDigit(value)}`, key);
   return out;
 }
 
@@ -333,7 +320,7 @@ function hexList(value: unknown, key: string, max: number, length: number): Uint
 function address(o: Obj): Ed25519Address {
   trail.push("address");
   const a = object(o["address"]);
-  typeTag(a, ED25519_ADDRESS_TYPE);
+  typeTag(a["type"], ED25519_ADDRESS_TYPE);
   const result: Ed25519Address = { type: 0, address: hexValue(a["address"], "address", ED25519_ADDRESS_LENGTH) };
   trail.pop();
   return result;
@@ -350,26 +337,26 @@ function indexation(o: Obj): IndexationPayload {
 }
 
 function input(o: Obj): UtxoInput {
-  typeTag(o, UTXO_INPUT_TYPE);
+  typeTag(o["type"], UTXO_INPUT_TYPE);
   return { type: 0, transactionId: hexValue(o["transactionId"], "transactionId", TRANSACTION_ID_LENGTH), transactionOutputIndex: integer(o["transactionOutputIndex"], "transactionOutputIndex", MAX_U16) };
 }
 
 function output(o: Obj): Output {
-  const type = typeTag(o, SIG_LOCKED_SINGLE_OUTPUT_TYPE, SIG_LOCKED_DUST_ALLOWANCE_OUTPUT_TYPE) as 0 | 1;
+  const type = typeTag(o["type"], SIG_LOCKED_SINGLE_OUTPUT_TYPE, SIG_LOCKED_DUST_ALLOWANCE_OUTPUT_TYPE) as 0 | 1;
   return { type, address: address(o), amount: integer(o["amount"], "amount", Number.MAX_SAFE_INTEGER) };
 }
 
 function essence(o: Obj): TransactionEssence {
-  typeTag(o, TRANSACTION_ESSENCE_TYPE);
-  const inputs = list(o, "inputs", MAX_INPUTS, input);
-  const outputs = list(o, "outputs", MAX_OUTPUTS, output);
+  typeTag(o["type"], TRANSACTION_ESSENCE_TYPE);
+  const inputs = list(o["inputs"], "inputs", MAX_INPUTS, input);
+  const outputs = list(o["outputs"], "outputs", MAX_OUTPUTS, output);
   // Absent optional fields are own properties set to undefined, so nothing downstream can find an inherited one.
   const result: TransactionEssence = { type: 0, inputs, outputs, payload: undefined };
   const payloadJson = o["payload"];
   if (payloadJson !== undefined && payloadJson !== null) {
     trail.push("payload");
     const p = object(payloadJson);
-    typeTag(p, INDEXATION_PAYLOAD_TYPE);
+    typeTag(p["type"], INDEXATION_PAYLOAD_TYPE);
     result.payload = indexation(p);
     trail.pop();
   }
@@ -379,14 +366,14 @@ function essence(o: Obj): TransactionEssence {
 function signature(o: Obj): Ed25519Signature {
   trail.push("signature");
   const s = object(o["signature"]);
-  typeTag(s, ED25519_SIGNATURE_TYPE);
+  typeTag(s["type"], ED25519_SIGNATURE_TYPE);
   const result: Ed25519Signature = { type: 0, publicKey: hexValue(s["publicKey"], "publicKey", ED25519_PUBLIC_KEY_LENGTH), signature: hexValue(s["signature"], "signature", ED25519_SIGNATURE_LENGTH) };
   trail.pop();
   return result;
 }
 
 function unlockBlock(o: Obj): UnlockBlock {
-  const type = typeTag(o, SIGNATURE_UNLOCK_BLOCK_TYPE, REFERENCE_UNLOCK_BLOCK_TYPE);
+  const type = typeTag(o["type"], SIGNATURE_UNLOCK_BLOCK_TYPE, REFERENCE_UNLOCK_BLOCK_TYPE);
   return type === SIGNATURE_UNLOCK_BLOCK_TYPE ? { type: 0, signature: signature(o) } : { type: 1, reference: integer(o["reference"], "reference", MAX_U16) };
 }
 
@@ -394,7 +381,7 @@ function transaction(o: Obj): TransactionPayload {
   trail.push("essence");
   const e = essence(object(o["essence"]));
   trail.pop();
-  const unlockBlocks = list(o, "unlockBlocks", MAX_INPUTS, unlockBlock);
+  const unlockBlocks = list(o["unlockBlocks"], "unlockBlocks", MAX_INPUTS, unlockBlock);
   return { type: 0, essence: e, unlockBlocks };
 }
 
@@ -405,15 +392,15 @@ function timestamp(o: Obj): bigint {
 }
 
 function treasuryTransaction(o: Obj): TreasuryTransactionPayload {
-  typeTag(o, TREASURY_TRANSACTION_PAYLOAD_TYPE);
+  typeTag(o["type"], TREASURY_TRANSACTION_PAYLOAD_TYPE);
   trail.push("input");
   const i = object(o["input"]);
-  typeTag(i, TREASURY_INPUT_TYPE);
+  typeTag(i["type"], TREASURY_INPUT_TYPE);
   const milestoneId = hexValue(i["milestoneId"], "milestoneId", MILESTONE_ID_LENGTH);
   trail.pop();
   trail.push("output");
   const out = object(o["output"]);
-  typeTag(out, TREASURY_OUTPUT_TYPE);
+  typeTag(out["type"], TREASURY_OUTPUT_TYPE);
   const amount = integer(out["amount"], "amount", Number.MAX_SAFE_INTEGER);
   trail.pop();
   return { type: 4, input: { type: 1, milestoneId }, output: { type: 2, amount } };
@@ -424,11 +411,11 @@ function migratedFundsEntry(f: Obj): MigratedFundsEntry {
 }
 
 function receipt(o: Obj): ReceiptPayload {
-  typeTag(o, RECEIPT_PAYLOAD_TYPE);
+  typeTag(o["type"], RECEIPT_PAYLOAD_TYPE);
   const migratedAt = integer(o["migratedAt"], "migratedAt", MAX_U32);
   const final = o["final"];
   if (typeof final !== "boolean") fail("INVALID_JSON", `expected a boolean, got ${kindOf(final)}`, "final");
-  const funds = list(o, "funds", MAX_MIGRATED_FUNDS, migratedFundsEntry);
+  const funds = list(o["funds"], "funds", MAX_MIGRATED_FUNDS, migratedFundsEntry);
   trail.push("transaction");
   const transaction = treasuryTransaction(object(o["transaction"]));
   trail.pop();
@@ -461,7 +448,7 @@ function milestone(o: Obj): MilestonePayload {
 function payload(value: unknown): Payload | undefined {
   if (value === undefined || value === null) return undefined;
   const o = object(value);
-  const type = typeTag(o, TRANSACTION_PAYLOAD_TYPE, MILESTONE_PAYLOAD_TYPE, INDEXATION_PAYLOAD_TYPE);
+  const type = typeTag(o["type"], TRANSACTION_PAYLOAD_TYPE, MILESTONE_PAYLOAD_TYPE, INDEXATION_PAYLOAD_TYPE);
   if (type === TRANSACTION_PAYLOAD_TYPE) return transaction(o);
   if (type === MILESTONE_PAYLOAD_TYPE) return milestone(o);
   return indexation(o);
