@@ -36,18 +36,18 @@ const TWO_32 = 0x1_0000_0000;
 // 8 KiB slabs; anything over half a slab gets its own buffer). Trade-off, as with Node's Buffer: such an array's
 // `.buffer` is shared with other results, so respect byteOffset, and copy it before transferring its buffer.
 const SLAB_SIZE = 8192;
-let slab = new Uint8Array(SLAB_SIZE);
+let slab = new ArrayBuffer(SLAB_SIZE);
 let slabUsed = 0;
 
 /** `n` bytes no other caller holds; zero-filled only when they come from a fresh buffer, so write every byte. */
 export function allocate(n: number): Uint8Array {
   if (n > SLAB_SIZE >>> 1) return new Uint8Array(n);
   if (slabUsed + n > SLAB_SIZE) {
-    slab = new Uint8Array(SLAB_SIZE);
+    slab = new ArrayBuffer(SLAB_SIZE);
     slabUsed = 0;
   }
-  // A view constructed on the buffer directly costs about half of what subarray() does.
-  const out = new Uint8Array(slab.buffer, slabUsed, n);
+  // A view constructed on the ArrayBuffer itself (no `.buffer` getter, no subarray()) is the cheapest handle.
+  const out = new Uint8Array(slab, slabUsed, n);
   slabUsed = (slabUsed + n + 7) & ~7;
   return out;
 }
@@ -147,9 +147,9 @@ export class Writer {
   private dataView: DataView | undefined;
   pos = 0;
 
-  /** Allocates the output once (see `allocate`): the caller computed the exact size and writes every byte. */
-  constructor(size: number) {
-    this.bytes = allocate(size);
+  /** Writes into `bytes` from position 0: a fresh `allocate(size)` of the exact size, or a reused scratch area. */
+  constructor(bytes: Uint8Array) {
+    this.bytes = bytes;
   }
 
   get view(): DataView {

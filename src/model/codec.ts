@@ -4,7 +4,7 @@ import { ProtocolError } from "../bytes/errors.js";
 import { MAX_MESSAGE_LENGTH, MIN_MESSAGE_LENGTH } from "../bytes/limits.js";
 import * as layout from "./layout.js";
 import { canGenerate, generate } from "./generate.js";
-import { type Codec, type Layout, decodeWith, encodeWith, interpret } from "./serializer.js";
+import { type Codec, type Layout, decodeWith, encodeWith, interpret, validateWith } from "./serializer.js";
 import type { IndexationPayload, Message, MilestonePayload, Payload, ReceiptPayload, TransactionEssence, TransactionPayload } from "./types.js";
 
 /** The back-end that runs the layouts: specialized generated functions, or the closure interpreter. */
@@ -62,12 +62,12 @@ export function decodeMessage(bytes: Uint8Array): Message {
 
 /** Applies every syntactic rule to a message model (exactly what encodeMessage checks); throws ProtocolError. */
 export function validateMessage(message: Message): void {
-  encodeWith(messageCodec, message, "", MAX_MESSAGE_LENGTH);
+  validateWith(messageCodec, message, "", MAX_MESSAGE_LENGTH);
 }
 
 /** Applies every syntactic rule to a top-level payload (transaction, milestone or indexation); `path` prefixes error paths. */
 export function validatePayload(payload: Payload, path = ""): void {
-  encodeWith(payloadCodec, payload, path);
+  validateWith(payloadCodec, payload, path);
 }
 
 /** A top-level payload's bytes from its u32 type tag on (no length prefix). */

@@ -1,8 +1,8 @@
 // The layout engine (after hive.go's serializer): a declarative description of an object's wire layout, compiled
 // once into a sizer, a writer and a reader, so encoding, decoding and the syntactic checks can never drift apart.
-import { Fault, Reader, Writer, compareSlices, privateCopy } from "../bytes/cursor.js";
+import { Fault, Reader, Writer, allocate, compareSlices, privateCopy } from "../bytes/cursor.js";
 import { ProtocolError } from "../bytes/errors.js";
-import { MAX_U16, MAX_U32, MAX_U64, MAX_U8 } from "../bytes/limits.js";
+import { MAX_MESSAGE_LENGTH, MAX_U16, MAX_U32, MAX_U64, MAX_U8 } from "../bytes/limits.js";
 
 /** What an array rule sees: the elements, and where each one's serialized form sits in the buffer. */
 export interface ArrayView {
@@ -525,12 +525,19 @@ export function decodeWith(codec: Codec, bytes: unknown, path = ""): unknown {
   }
 }
 
-/** Validates and measures a model, allocates the output once and writes it; `maxSize` bounds the result. */
-export function encodeWith(codec: Codec, value: unknown, path = "", maxSize?: number): Uint8Array {
+// Validation writes into this buffer instead of a new one: the sorted-order and array rules compare serialized
+// slices, so a model is only fully checked once written, but nobody keeps those bytes. Anything larger than a whole
+// message (only a payload validated on its own can be) gets a buffer of its own.
+const scratchOutput = new Uint8Array(MAX_MESSAGE_LENGTH);
+
+const scratchOf = (size: number): Uint8Array => (size <= scratchOutput.length ? scratchOutput : new Uint8Array(size));
+
+/** Measures and validates a model, then writes it into `output(size)`; `maxSize` bounds the result. */
+function writeWith(codec: Codec, value: unknown, path: string, maxSize: number | undefined, output: (size: number) => Uint8Array): Uint8Array {
   try {
     const size = codec.size(value, undefined);
     if (maxSize !== undefined && size > maxSize) throw new Fault("LENGTH_OUT_OF_RANGE", `encodes to ${size} bytes, more than ${maxSize}`, undefined);
-    const w = new Writer(size);
+    const w = new Writer(output(size));
     try {
       codec.write(w, value, undefined);
     } catch (e) {
@@ -544,4 +551,14 @@ export function encodeWith(codec: Codec, value: unknown, path = "", maxSize?: nu
     if (e instanceof Fault) throw e.toProtocolError(path);
     throw e;
   }
+}
+
+/** Validates and measures a model, allocates the output once and writes it; `maxSize` bounds the result. */
+export function encodeWith(codec: Codec, value: unknown, path = "", maxSize?: number): Uint8Array {
+  return writeWith(codec, value, path, maxSize, allocate);
+}
+
+/** Applies every rule `encodeWith` applies, without allocating or returning the bytes. */
+export function validateWith(codec: Codec, value: unknown, path = "", maxSize?: number): void {
+  writeWith(codec, value, path, maxSize, scratchOf);
 }
