@@ -82,6 +82,28 @@ describe("decode copies its input once and hands out views of that copy", () => 
     const message = decodeMessage(hex(vectors.messages[0]!.hex));
     expect(message.parents[0]!.buffer).toBe(message.parents[1]!.buffer);
   });
+
+  it("results carved from the shared slabs never overlap, across many slabs and both sides of the own-buffer size", () => {
+    // 400 arbitrary messages (53 bytes to ~2 KiB, some 200 KB in all: several slabs), and between them indexation
+    // messages around half a slab and beyond, which get buffers of their own.
+    const big = (n: number): Message => ({ ...decodeMessage(hex(vectors.messages[0]!.hex)), payload: { type: 2, index: Uint8Array.of(1), data: new Uint8Array(n).fill(n & 255) } });
+    const messages = fc.sample(arbMessage(), { numRuns: 400, seed: 7 });
+    [16300, 16340, 16400, 20000, 30000].forEach((n, i) => messages.splice(50 + 70 * i, 0, big(n)));
+    const encoded = messages.map((m) => encodeMessage(m));
+    const decoded = encoded.map((b) => decodeMessage(b));
+    const expected = encoded.map((b) => toHexString(b));
+    const spans = encoded.map((b) => [b.buffer, b.byteOffset, b.byteOffset + b.length] as const);
+    for (let i = 0; i < spans.length; i++) {
+      for (let j = i + 1; j < spans.length; j++) {
+        const [bi, si, ei] = spans[i]!;
+        const [bj, sj, ej] = spans[j]!;
+        if (bi === bj) expect(ei <= sj || ej <= si, `results ${i} and ${j} overlap`).toBe(true);
+      }
+    }
+    // Writing every byte of every result leaves the others and every decoded model as they were.
+    for (const b of encoded) b.fill(0xff);
+    decoded.forEach((m, i) => expect(toHexString(encodeMessage(m))).toBe(expected[i]));
+  });
 });
 
 describe("round trip: decode(encode(m)) equals m and encode(decode(b)) equals b", () => {
