@@ -3,7 +3,8 @@
 import { base58Decode, base58Encode } from "../bytes/base58.js";
 import { constantTimeEqual } from "../bytes/bytes.js";
 import { isLowerHex, toHex } from "../bytes/hex.js";
-import { ED25519_PUBLIC_KEY_LENGTH, ED25519_SEED_LENGTH, ED25519_SIGNATURE_LENGTH, ed25519PublicKey, signEd25519 } from "../crypto/ed25519.js";
+import { ED25519_PUBLIC_KEY_LENGTH, ED25519_SEED_LENGTH, ED25519_SIGNATURE_LENGTH } from "../bytes/limits.js";
+import { ed25519PublicKey, signEd25519 } from "../crypto/ed25519.js";
 import { sha256 } from "../crypto/sha256.js";
 import { AuthError } from "./errors.js";
 import { randomFill, verifyEd25519Strict } from "./primitives.js";

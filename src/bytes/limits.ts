@@ -27,6 +27,8 @@ export const MILESTONE_ID_LENGTH = 32;
 export const ED25519_ADDRESS_LENGTH = 32;
 export const ED25519_PUBLIC_KEY_LENGTH = 32;
 export const ED25519_SIGNATURE_LENGTH = 64;
+/** An Ed25519 private key as RFC 8032 defines it: the 32-byte seed the key pair derives from. */
+export const ED25519_SEED_LENGTH = 32;
 export const MERKLE_PROOF_LENGTH = 32;
 /** A legacy tail transaction hash: 243 trytes packed t5b1. */
 export const TAIL_TRANSACTION_HASH_LENGTH = 49;

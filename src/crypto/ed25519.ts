@@ -8,6 +8,7 @@
 import * as ed from "@noble/ed25519";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { ProtocolError } from "../bytes/errors.js";
+import { ED25519_PUBLIC_KEY_LENGTH, ED25519_SEED_LENGTH, ED25519_SIGNATURE_LENGTH } from "../bytes/limits.js";
 import { type NodeCrypto, nativeCrypto as native } from "./native.js";
 
 ed.hashes.sha512 = sha512;
@@ -15,12 +16,8 @@ ed.hashes.sha512 = sha512;
 
 // The DER prefix that wraps a raw 32-byte seed as PKCS#8 for node:crypto.
 const PKCS8_PREFIX = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20]);
-const pkcs8 = new Uint8Array(PKCS8_PREFIX.length + 32);
+const pkcs8 = new Uint8Array(PKCS8_PREFIX.length + ED25519_SEED_LENGTH);
 pkcs8.set(PKCS8_PREFIX);
-
-export const ED25519_PUBLIC_KEY_LENGTH = 32;
-export const ED25519_SEED_LENGTH = 32;
-export const ED25519_SIGNATURE_LENGTH = 64;
 
 function checkLength(value: unknown, length: number, path: string, code: string): asserts value is Uint8Array {
   if (!(value instanceof Uint8Array) || value.length !== length) {
@@ -62,7 +59,7 @@ function nativePrivateKey(crypto: NodeCrypto, seed: Uint8Array, jwk: boolean): i
 
 function jwkSigningWorks(crypto: NodeCrypto): boolean {
   try {
-    const seed = new Uint8Array(32).fill(7);
+    const seed = new Uint8Array(ED25519_SEED_LENGTH).fill(7);
     const message = new Uint8Array([1, 2, 3]);
     const viaJwk = crypto.sign(null, message, nativePrivateKey(crypto, seed, true));
     const viaDer = crypto.sign(null, message, nativePrivateKey(crypto, seed, false));
@@ -91,8 +88,8 @@ function verifyNative(crypto: NodeCrypto, publicKey: Uint8Array, message: Uint8A
  * and for arguments of the wrong length; never throws on bytes.
  */
 export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  if (!(publicKey instanceof Uint8Array) || publicKey.length !== 32) return false;
-  if (!(signature instanceof Uint8Array) || signature.length !== 64) return false;
+  if (!(publicKey instanceof Uint8Array) || publicKey.length !== ED25519_PUBLIC_KEY_LENGTH) return false;
+  if (!(signature instanceof Uint8Array) || signature.length !== ED25519_SIGNATURE_LENGTH) return false;
   if (!(message instanceof Uint8Array)) return false;
   if (native && verifyNative(native, publicKey, message, signature)) return true;
   return verifyEd25519Zip215(publicKey, message, signature);
