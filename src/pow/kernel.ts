@@ -7,7 +7,7 @@ import { MAX_TRAILING_ZEROS, POW_DIGEST_LENGTH, toNonce } from "./score.js";
 
 export type KernelFlavor = "simd" | "portable";
 
-/** The kernel's memory map (assembly/simd.ts repeats it): where the host writes and reads. */
+/** The kernel's memory map (assembly/pow-kernel.mjs repeats it): where the host writes and reads. */
 export const KERNEL_LAYOUT = { digest: 0, result: 64, lanesOut: 128, ioTrits: 256 } as const;
 /** Nonces per transform. */
 export const KERNEL_LANES: Readonly<Record<KernelFlavor, number>> = { simd: 128, portable: 64 };
