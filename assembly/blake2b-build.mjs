@@ -1,5 +1,6 @@
-// `node assembly/blake2b-build.mjs`: writes the unrolled BLAKE2b-256 kernel (assembly/blake2b.ts), compiles it with asc
-// and embeds it, base64, in src/crypto/blake2b-kernel.generated.ts (not committed: `npm run build:wasm` runs this).
+// `node assembly/blake2b-build.mjs`: writes the unrolled BLAKE2b-256 kernel (assembly/blake2b.ts, a build output like
+// the PoW kernels: gitignored), compiles it with asc and embeds it, base64, in src/crypto/blake2b-kernel.generated.ts
+// (not committed either: `npm run build:wasm` runs this).
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import asc from "assemblyscript/asc";

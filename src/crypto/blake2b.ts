@@ -1,6 +1,7 @@
 // BLAKE2b-256 (a 32-byte digest parameter, not truncated BLAKE2b-512): message ids, addresses, PoW digests.
-// Runs our one-call WebAssembly kernel (assembly/blake2b.ts: 12 rounds unrolled, about twice blake2b-wasm's speed on
-// long inputs); blake2b-wasm's compiled module if that fails to load; @noble/hashes where WebAssembly is missing.
+// Runs our one-call WebAssembly kernel (written by assembly/blake2b-build.mjs: 12 rounds unrolled, about twice
+// blake2b-wasm's speed on long inputs); blake2b-wasm's compiled module if that fails to load; @noble/hashes where
+// WebAssembly is missing.
 import { blake2b as nobleBlake2b } from "@noble/hashes/blake2.js";
 import { ProtocolError } from "../bytes/errors.js";
 import { BLAKE2B_KERNEL } from "./blake2b-kernel.generated.js";
