@@ -36,7 +36,7 @@ const TWO_32 = 0x1_0000_0000;
 // anything over half a slab gets its own buffer). Trade-off, as with Node's Buffer: such an array's `.buffer` is
 // shared with other results, so respect byteOffset, and copy it before transferring its buffer; one result kept alive
 // keeps its whole slab. Slabs are 32 KiB rather than Node's 8: a new ArrayBuffer costs about the same at either size
-// (some 2 µs here), and at 8 KiB that was a quarter of encoding a 500-byte transaction.
+// (some 2 µs here), and at 8 KiB slab turnover was about a tenth of encoding a 500-byte transaction.
 const SLAB_SIZE = 32768;
 let slab = new ArrayBuffer(SLAB_SIZE);
 let slabUsed = 0;
