@@ -6,7 +6,7 @@ import { fromHex, toHex } from "../bytes/hex.js";
 import { MAX_PARENTS } from "../bytes/limits.js";
 import { encodeMessage } from "../model/codec.js";
 import { networkId as networkIdOf } from "../model/ids.js";
-import { messageFromJson, messageToJson, partialMessageFromJson, payloadToJson, type MessageJson, type PartialMessage } from "../model/json.js";
+import { messageFromJson, messageToJson, partialMessageFromJson, payloadToJson, type MessageJson, type NodeInfoJson, type PartialMessage } from "../model/json.js";
 import type { Message } from "../model/types.js";
 import { authHeaders, signNonce } from "../auth/index.js";
 import { mineNonce, type Miner } from "../pow/index.js";
@@ -32,16 +32,11 @@ export class ClientError extends Error {
   }
 }
 
-/** What GET /api/v1/info answers (Hornet shape: `networkId` holds the network NAME). */
-export interface ClientNodeInfo {
-  name: string;
-  version: string;
-  isHealthy: boolean;
-  networkId: string;
-  bech32HRP: string;
-  minPoWScore: number;
-  [key: string]: unknown;
-}
+/**
+ * What GET /api/v1/info answers (model/json.ts's NodeInfoJson): the client needs only networkId and minPoWScore, so
+ * it does not insist on `features` and keeps whatever else a real node adds.
+ */
+export type ClientNodeInfo = Omit<NodeInfoJson, "features"> & { features?: string[]; [key: string]: unknown };
 
 export interface ClientOptions {
   /** Injectable fetch (tests, proxies, instrumentation). Default: the global fetch. */

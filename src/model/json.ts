@@ -166,6 +166,17 @@ export interface MessageJson {
   nonce: string;
 }
 
+/** What GET /api/v1/info answers, in the Hornet shape (`networkId` is the network NAME there, as iota.js expects). */
+export interface NodeInfoJson {
+  name: string;
+  version: string;
+  isHealthy: boolean;
+  networkId: string;
+  bech32HRP: string;
+  minPoWScore: number;
+  features: string[];
+}
+
 /** A message as submitted to a node: networkId, parents and nonce may be left for the node to fill. */
 export interface PartialMessage {
   networkId?: bigint | undefined;

@@ -6,7 +6,7 @@ import { fromHex, toHex } from "../bytes/hex.js";
 import { MAX_PARENTS } from "../bytes/limits.js";
 import { decodeMessage, encodeMessage } from "../model/codec.js";
 import { messageId, networkId as networkIdOf, transactionId } from "../model/ids.js";
-import { jsonPath, partialMessageFromJson, type PartialMessage } from "../model/json.js";
+import { jsonPath, partialMessageFromJson, type NodeInfoJson, type PartialMessage } from "../model/json.js";
 import type { Message } from "../model/types.js";
 import { createMiner, powDigest, powScore, searchNonce, targetZeros, type Miner } from "../pow/index.js";
 import { abortError, isAbortError, NodeError } from "./errors.js";
@@ -39,16 +39,8 @@ export interface NodeOptions {
   name?: string;
 }
 
-/** What GET /api/v1/info reports, in the Hornet shape (`networkId` is the network NAME there, as iota.js expects). */
-export interface NodeInfo {
-  name: string;
-  version: string;
-  isHealthy: boolean;
-  networkId: string;
-  bech32HRP: string;
-  minPoWScore: number;
-  features: string[];
-}
+/** What GET /api/v1/info reports (the node API's shape, defined with the other REST JSON in model/json.ts). */
+export type NodeInfo = NodeInfoJson;
 
 export interface SubmitOptions {
   /** Aborting (the client went away) cancels the PoW job when nobody else waits for it; nothing is stored. */
