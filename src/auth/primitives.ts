@@ -6,11 +6,11 @@ import * as ed from "@noble/ed25519";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
 import { toHex } from "../bytes/hex.js";
-import { base64urlEncode } from "./base64url.js";
+import { ED25519_PUBLIC_KEY_LENGTH, ED25519_SIGNATURE_LENGTH } from "../bytes/limits.js";
+import { nativePublicKey } from "../crypto/ed25519.js";
 import { type NodeCrypto, nativeCrypto as native } from "../crypto/native.js";
 
 type KeyObject = import("node:crypto").KeyObject;
-
 
 // Imported public keys by hex; importing costs about as much as a verification. Bounded, oldest evicted.
 const KEY_CACHE_SIZE = 1024;
@@ -20,12 +20,8 @@ function nativeKey(crypto: NodeCrypto, publicKey: Uint8Array): KeyObject | null 
   const id = toHex(publicKey);
   const cached = keyCache.get(id);
   if (cached !== undefined) return cached;
-  let key: KeyObject | null;
-  try {
-    key = crypto.createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: base64urlEncode(publicKey) }, format: "jwk" });
-  } catch {
-    key = null; // an encoding OpenSSL refuses to load is no valid key under the strict rules
-  }
+  // An encoding OpenSSL refuses to load (null) is no valid key under the strict rules either.
+  const key = nativePublicKey(crypto, publicKey);
   if (keyCache.size >= KEY_CACHE_SIZE) keyCache.delete(keyCache.keys().next().value as string);
   keyCache.set(id, key);
   return key;
@@ -33,7 +29,7 @@ function nativeKey(crypto: NodeCrypto, publicKey: Uint8Array): KeyObject | null 
 
 /** Strict (RFC 8032) Ed25519 verification of 64-byte `signature` over `message`; false for anything that does not verify. */
 export function verifyEd25519Strict(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  if (publicKey.length !== 32 || signature.length !== 64) return false;
+  if (publicKey.length !== ED25519_PUBLIC_KEY_LENGTH || signature.length !== ED25519_SIGNATURE_LENGTH) return false;
   if (native) {
     const key = nativeKey(native, publicKey);
     if (key === null) return false;
