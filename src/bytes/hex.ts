@@ -10,11 +10,11 @@ const TO_HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).pa
 const BAD = 0x100;
 const HIGH = new Uint16Array(256).fill(BAD);
 const LOW = new Uint16Array(256).fill(BAD);
-for (let i = 0; i < 16; i++) {
-  for (const digits of ["0123456789abcdef", "0123456789ABCDEF"]) {
-    HIGH[digits.charCodeAt(i)] = i << 4;
-    LOW[digits.charCodeAt(i)] = i;
-  }
+const DIGIT_CODES = Array.from("0123456789abcdefABCDEF", (c) => c.charCodeAt(0));
+for (const code of DIGIT_CODES) {
+  const value = parseInt(String.fromCharCode(code), 16);
+  HIGH[code] = value << 4;
+  LOW[code] = value;
 }
 
 // Hex text as ASCII bytes, for both directions: toHex writes digits here and decodes them in one native call, and
@@ -30,9 +30,8 @@ const HIGH_DIGIT = Uint8Array.from(TO_HEX, (pair) => pair.charCodeAt(0));
 const LOW_DIGIT = Uint8Array.from(TO_HEX, (pair) => pair.charCodeAt(1));
 // A byte's value by its two digits read as one u16 of `digitPairs` (whatever the platform's byte order), else BAD.
 const PAIR = new Uint16Array(0x10000).fill(BAD);
-for (let high = 0; high < 256; high++) {
-  for (let low = 0; low < 256; low++) {
-    if ((HIGH[high]! | LOW[low]!) > 255) continue;
+for (const high of DIGIT_CODES) {
+  for (const low of DIGIT_CODES) {
     digits[0] = high;
     digits[1] = low;
     PAIR[digitPairs[0]!] = HIGH[high]! | LOW[low]!;
