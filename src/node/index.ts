@@ -3,6 +3,9 @@
 export { NodeError, statusOf, isAbortError, type NodeErrorCode, type NodeErrorOptions } from "./errors.js";
 export * from "./store/contract.js";
 export { MemoryStore, type MemoryStoreOptions } from "./store/memory.js";
+export { LmdbStore, type LmdbStoreOptions } from "./store/lmdb.js";
+export { PostgresStore, POSTGRES_SCHEMA_VERSION, type PostgresStoreOptions } from "./store/postgres.js";
+export { createStore, isDatabaseUrl, type CreateStoreOptions } from "./store/open.js";
 /** The name of the storage contract before it held the ledger and milestones. */
 export type { NodeStore as MessageStore } from "./store/contract.js";
 export { UpstreamStore, type UpstreamOptions } from "./upstream.js";

@@ -1,0 +1,712 @@
+// The PostgreSQL engine of the storage contract, for several node instances sharing one database (node-postgres:
+// pooled clients, parameterised queries only). Every table lives in the schema `chrysalis`; versioned migrations run
+// at open under an advisory lock, and a database migrated by a newer version refuses to open.
+//
+// Accepting a message is one database transaction. The database decides what JavaScript cannot decide alone when two
+// instances write at the same instant:
+// - a spent output is a row keyed by the output id, inserted in the same transaction as the message: of two
+//   transactions spending one output, the second insert waits for the first and then finds the key taken;
+// - address balances are updated in place (INSERT … ON CONFLICT DO UPDATE), which row-locks them, so the dust rule
+//   (checkLedgerState, run on the balances the update returned) sees every committed spend before it;
+// - a milestone index is a primary key, and only the next index may be inserted.
+// A failed rule rolls the whole transaction back. Locks are taken in one order (message, spent ids sorted, outputs,
+// addresses sorted, tips); a deadlock or serialisation failure the database still reports is retried.
+import type { Pool, PoolClient, QueryConfig, QueryResultRow } from "pg";
+import { ProtocolError } from "../../bytes/errors.js";
+import { fromHex, toHex } from "../../bytes/hex.js";
+import { decodeMessage } from "../../model/codec.js";
+import { NodeError } from "../errors.js";
+import { balanceDeltas, checkLedgerState, EMPTY_BALANCE, type BalanceDelta, type LedgerOutput } from "../ledger.js";
+import type { Output } from "../../model/types.js";
+import { indexesOf, storeClosed } from "./common.js";
+import {
+  ZERO_MESSAGE_ID,
+  type Acceptance,
+  type AcceptResult,
+  type AddressBalance,
+  type AddressOutputsQuery,
+  type GenesisOutput,
+  type LedgerInclusionState,
+  type MessageMetadata,
+  type MilestoneApplication,
+  type MilestoneRecord,
+  type NodeStore,
+  type OutputRecord,
+  type StoredMessage,
+  type StoreOpenOptions,
+  type StoreOpenResult,
+  type UtxoChanges,
+} from "./contract.js";
+
+/** The migrations, in order: version i + 1 is MIGRATIONS[i]. Append only; never edit one that has shipped. */
+const MIGRATIONS: readonly { readonly description: string; readonly statements: readonly string[] }[] = [
+  {
+    description: "messages, children, tips, UTXO ledger, milestones, nonces, revocations, secrets",
+    statements: [
+      `CREATE TABLE chrysalis.meta (key text PRIMARY KEY, value text NOT NULL)`,
+      `CREATE TABLE chrysalis.messages (
+        id bytea PRIMARY KEY,
+        seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+        bytes bytea NOT NULL,
+        index_key bytea,
+        arrival_time double precision NOT NULL,
+        cone_oldest integer NOT NULL,
+        cone_youngest integer NOT NULL,
+        referenced_by integer,
+        milestone_index integer,
+        inclusion smallint,
+        conflict_reason smallint
+      )`,
+      `CREATE INDEX messages_by_index ON chrysalis.messages (index_key, seq) WHERE index_key IS NOT NULL`,
+      `CREATE TABLE chrysalis.children (parent bytea NOT NULL, seq bigint NOT NULL, child bytea NOT NULL, PRIMARY KEY (parent, seq, child))`,
+      `CREATE TABLE chrysalis.tips (message_id bytea PRIMARY KEY, seq bigint NOT NULL)`,
+      `CREATE INDEX tips_by_age ON chrysalis.tips (seq)`,
+      `CREATE TABLE chrysalis.outputs (
+        output_id bytea PRIMARY KEY,
+        seq bigint NOT NULL,
+        message_id bytea NOT NULL,
+        type smallint NOT NULL,
+        address bytea NOT NULL,
+        amount bigint NOT NULL,
+        milestone_booked integer
+      )`,
+      `CREATE INDEX outputs_by_address ON chrysalis.outputs (address, seq)`,
+      `CREATE TABLE chrysalis.spent (output_id bytea PRIMARY KEY, transaction_id bytea NOT NULL, message_id bytea NOT NULL, milestone_index integer)`,
+      `CREATE TABLE chrysalis.balances (address bytea PRIMARY KEY, balance bigint NOT NULL, dust_allowance bigint NOT NULL, dust_outputs integer NOT NULL)`,
+      `CREATE TABLE chrysalis.milestones (
+        index integer PRIMARY KEY,
+        message_id bytea NOT NULL,
+        timestamp bigint NOT NULL,
+        created_outputs bytea[] NOT NULL,
+        consumed_outputs bytea[] NOT NULL
+      )`,
+      `CREATE TABLE chrysalis.redeemed_nonces (nonce text PRIMARY KEY, expires_at double precision NOT NULL)`,
+      `CREATE TABLE chrysalis.revoked_tokens (jti text PRIMARY KEY, expires_at double precision NOT NULL)`,
+      `CREATE TABLE chrysalis.secrets (name text PRIMARY KEY, value bytea NOT NULL)`,
+    ],
+  },
+];
+
+/** The schema version this code writes: the number of migrations it knows. */
+export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** pg_advisory_xact_lock key serialising migrations and store creation between instances ("chrysali" in ASCII). */
+const MIGRATION_LOCK = 0x6368727973616c69n;
+
+const OUTPUTS_PER_SEQ = 128;
+const INCLUSION: readonly LedgerInclusionState[] = ["noTransaction", "included", "conflicting"];
+
+// The message, its children and its tip entry in one statement; nothing but the message insert runs when the id is
+// already stored (m is then empty). The oldest tips past the bound are dropped in the same statement.
+const INSERT_MESSAGE = `
+WITH m AS (
+  INSERT INTO chrysalis.messages (id, bytes, index_key, arrival_time, cone_oldest, cone_youngest)
+  VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING seq
+), c AS (
+  INSERT INTO chrysalis.children (parent, seq, child) SELECT p, m.seq, $1 FROM m, unnest($7::bytea[]) AS p
+), d AS (
+  DELETE FROM chrysalis.tips WHERE message_id = ANY($7::bytea[]) AND EXISTS (SELECT 1 FROM m)
+), t AS (
+  INSERT INTO chrysalis.tips (message_id, seq) SELECT $1, m.seq FROM m WHERE NOT EXISTS (SELECT 1 FROM chrysalis.children WHERE parent = $1)
+), x AS (
+  DELETE FROM chrysalis.tips WHERE message_id IN (
+    SELECT message_id FROM chrysalis.tips ORDER BY seq, message_id
+    LIMIT greatest(0, (SELECT count(*) FROM chrysalis.tips) - $8::integer + 1)
+  ) AND EXISTS (SELECT 1 FROM m)
+)
+SELECT seq FROM m`;
+
+// The ledger mutation: spent rows (the database's answer to a double spend), created outputs and the balance deltas,
+// returning which spends landed and every touched address's balance after the update.
+const APPLY_LEDGER = `
+WITH s AS (
+  INSERT INTO chrysalis.spent (output_id, transaction_id, message_id)
+  SELECT o, $2, $3 FROM unnest($1::bytea[]) AS o ON CONFLICT (output_id) DO NOTHING RETURNING output_id
+), b AS (
+  INSERT INTO chrysalis.balances AS b (address, balance, dust_allowance, dust_outputs)
+  SELECT * FROM unnest($4::bytea[], $5::bigint[], $6::bigint[], $7::integer[])
+  ON CONFLICT (address) DO UPDATE SET balance = b.balance + excluded.balance, dust_allowance = b.dust_allowance + excluded.dust_allowance,
+    dust_outputs = b.dust_outputs + excluded.dust_outputs
+  RETURNING address, balance, dust_allowance, dust_outputs
+), o AS (
+  INSERT INTO chrysalis.outputs (output_id, seq, message_id, type, address, amount)
+  SELECT * FROM unnest($8::bytea[], $9::bigint[], $10::bytea[], $11::smallint[], $12::bytea[], $13::bigint[]) ON CONFLICT (output_id) DO NOTHING
+)
+SELECT 's' AS kind, output_id AS key, 0::bigint AS balance, 0::bigint AS dust_allowance, 0 AS dust_outputs FROM s
+UNION ALL SELECT 'b', address, balance, dust_allowance, dust_outputs FROM b`;
+
+const CONFIRM_MILESTONE = `
+WITH ms AS (
+  INSERT INTO chrysalis.milestones (index, message_id, timestamp, created_outputs, consumed_outputs)
+  SELECT $1, $2, $3, $4, $5 WHERE $1 = (SELECT coalesce(max(index), 0) + 1 FROM chrysalis.milestones)
+  RETURNING index
+), r AS (
+  UPDATE chrysalis.messages AS m SET referenced_by = ms.index, inclusion = r.state, conflict_reason = r.reason,
+    milestone_index = CASE WHEN m.id = $2 THEN ms.index ELSE m.milestone_index END
+  FROM ms, unnest($6::bytea[], $7::smallint[], $8::smallint[]) AS r(id, state, reason) WHERE m.id = r.id
+), ob AS (
+  UPDATE chrysalis.outputs SET milestone_booked = ms.index FROM ms WHERE output_id = ANY($4)
+), sp AS (
+  UPDATE chrysalis.spent SET milestone_index = ms.index FROM ms WHERE output_id = ANY($5)
+)
+SELECT index FROM ms`;
+
+export interface PostgresStoreOptions {
+  /** postgres://user:password@host:port/database (any form node-postgres reads). */
+  connectionString: string;
+  /** Most connections this instance holds. Default 10. */
+  maxConnections?: number;
+  /** How long a request waits for a connection before STORE_UNAVAILABLE, in ms. Default 5000. */
+  connectionTimeoutMillis?: number;
+  /** How long one query may take before STORE_UNAVAILABLE, in ms. Default 30000. */
+  queryTimeoutMillis?: number;
+  /** Solid entry points (ids that count as known parents). Default: the all-zero message id. */
+  entryPoints?: string[];
+  /** Most tips kept; past it the oldest tips are dropped. Default 1000. */
+  maxTips?: number;
+}
+
+const hexBytes = (hex: string, path: string, length: number): Buffer => Buffer.from(fromHex(hex, path, length));
+const num = (value: unknown): number => Number(value);
+
+export class PostgresStore implements NodeStore {
+  readonly engine = "postgres";
+  readonly entryPoints: ReadonlyMap<string, number>;
+  /** host:port/database, for messages (never the password). */
+  readonly target: string;
+  readonly #options: PostgresStoreOptions;
+  readonly #maxTips: number;
+  #pool: Pool | undefined;
+  #connecting: Promise<Pool> | undefined;
+  #closed = false;
+
+  constructor(options: PostgresStoreOptions | string) {
+    this.#options = typeof options === "string" ? { connectionString: options } : options;
+    this.#maxTips = Math.max(1, this.#options.maxTips ?? 1000);
+    this.entryPoints = new Map((this.#options.entryPoints ?? [ZERO_MESSAGE_ID]).map((id) => [id.toLowerCase(), 0]));
+    this.target = describeTarget(this.#options.connectionString);
+  }
+
+  /** Connects (once), runs the missing migrations, and creates the store or checks the one the database holds. */
+  async open(options: StoreOpenOptions): Promise<StoreOpenResult> {
+    if (this.#closed) throw storeClosed();
+    const first = this.#connecting === undefined;
+    this.#pool = await (this.#connecting ??= this.#createPool().catch((error: unknown) => {
+      this.#connecting = undefined;
+      throw error;
+    }));
+    try {
+      return await this.#migrate(options);
+    } catch (error) {
+      // A store that refused to open on its first try closes its connections, so a failed start can exit.
+      if (first) {
+        const pool = this.#pool;
+        this.#pool = undefined;
+        this.#connecting = undefined;
+        await pool?.end().catch(() => undefined);
+      }
+      if (error instanceof NodeError && error.code !== "STORE_UNAVAILABLE") throw error;
+      throw new NodeError("STORE_UNAVAILABLE", `cannot open the database at ${this.target}: ${reason(error instanceof NodeError ? error.cause ?? error : error)}`, { cause: error });
+    }
+  }
+
+  async #createPool(): Promise<Pool> {
+    let pg: typeof import("pg").default;
+    try {
+      pg = (await import("pg")).default;
+    } catch (error) {
+      throw new NodeError("STORE_UNAVAILABLE", `the PostgreSQL store needs the "pg" package (npm install pg): ${(error as Error).message}`, { cause: error });
+    }
+    const pool = new pg.Pool({
+      connectionString: this.#options.connectionString,
+      max: this.#options.maxConnections ?? 10,
+      connectionTimeoutMillis: this.#options.connectionTimeoutMillis ?? 5000,
+      query_timeout: this.#options.queryTimeoutMillis ?? 30_000,
+      keepAlive: true,
+      application_name: "chrysalis",
+    });
+    // An idle connection the server drops is reported here; the pool discards it and the next request connects anew.
+    pool.on("error", () => undefined);
+    return pool;
+  }
+
+  /** Applies the missing migrations and creates the store when new, one instance at a time. */
+  async #migrate(options: StoreOpenOptions): Promise<StoreOpenResult> {
+    return this.#transaction(async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK.toString()]);
+      await client.query("CREATE SCHEMA IF NOT EXISTS chrysalis");
+      await client.query(`CREATE TABLE IF NOT EXISTS chrysalis.schema_migrations (
+        version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+      const { rows } = await client.query<{ version: number | null }>("SELECT max(version) AS version FROM chrysalis.schema_migrations");
+      const version = rows[0]?.version ?? 0;
+      if (version > MIGRATIONS.length) {
+        throw new NodeError("STORE_TOO_NEW", `the database at ${this.target} was migrated to schema version ${version}; this version knows up to ${MIGRATIONS.length}: upgrade chrysalis-core`);
+      }
+      for (let v = version; v < MIGRATIONS.length; v++) {
+        const migration = MIGRATIONS[v]!;
+        for (const statement of migration.statements) await client.query(statement);
+        await client.query("INSERT INTO chrysalis.schema_migrations (version, description) VALUES ($1, $2)", [v + 1, migration.description]);
+      }
+      const meta = new Map((await client.query<{ key: string; value: string }>("SELECT key, value FROM chrysalis.meta")).rows.map((r) => [r.key, r.value]));
+      const network = meta.get("network");
+      if (network !== undefined) {
+        if (network !== options.network) throw new NodeError("STORE_WRONG_NETWORK", `the database at ${this.target} was made for network ${network}, not ${options.network}`);
+        return { created: false, ledger: meta.get("ledger") === "1" };
+      }
+      const ledger = options.genesis !== undefined;
+      await client.query("INSERT INTO chrysalis.meta (key, value) VALUES ('network', $1), ('ledger', $2)", [options.network, ledger ? "1" : "0"]);
+      const entryPoints = [...this.entryPoints.keys()].map((id, i) => hexBytes(id, `entryPoints[${i}]`, 32));
+      await client.query("INSERT INTO chrysalis.tips (message_id, seq) SELECT unnest($1::bytea[]), 0", [entryPoints]);
+      if (options.genesis !== undefined) await this.#applyGenesis(client, options.genesis);
+      return { created: true, ledger };
+    });
+  }
+
+  async #applyGenesis(client: PoolClient, genesis: readonly GenesisOutput[]): Promise<void> {
+    const ids = genesis.map((g, i) => hexBytes(g.outputId, `genesis[${i}].outputId`, 34));
+    const outputs = genesis.map((g) => g.output);
+    await client.query(
+      `INSERT INTO chrysalis.outputs (output_id, seq, message_id, type, address, amount, milestone_booked)
+       SELECT o, s, $3, t, a, n, 0 FROM unnest($1::bytea[], $2::bigint[], $4::smallint[], $5::bytea[], $6::bigint[]) AS g(o, s, t, a, n)`,
+      [ids, genesis.map((_, i) => i), Buffer.alloc(32), outputs.map((o) => o.type), outputs.map((o) => Buffer.from(o.address.address)), outputs.map((o) => o.amount)],
+    );
+    const deltas = [...balanceDeltas([], outputs).values()];
+    await client.query(
+      `INSERT INTO chrysalis.balances (address, balance, dust_allowance, dust_outputs) SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::integer[])`,
+      balanceColumns(deltas),
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#connecting?.catch(() => undefined);
+    const pool = this.#pool;
+    this.#pool = undefined;
+    if (pool !== undefined) await pool.end();
+  }
+
+  #poolOrThrow(): Pool {
+    if (this.#closed) throw storeClosed();
+    const pool = this.#pool;
+    if (pool === undefined) throw new NodeError("STORE_UNAVAILABLE", "the store is not open yet");
+    return pool;
+  }
+
+  async #query<R extends QueryResultRow>(config: QueryConfig): Promise<R[]> {
+    const pool = this.#poolOrThrow();
+    try {
+      return (await pool.query<R>(config)).rows;
+    } catch (error) {
+      throw this.#failure(error);
+    }
+  }
+
+  /**
+   * Runs `body` in one database transaction on one pooled connection, committing when it returns. A rule error rolls
+   * back and comes through as it is; a deadlock or serialisation failure is retried; a lost connection is
+   * STORE_UNAVAILABLE (the transaction did not commit, or its outcome is unknown and a retry finds the message stored).
+   */
+  async #transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const pool = this.#poolOrThrow();
+      let client: PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw this.#failure(error);
+      }
+      let broken = false;
+      try {
+        await client.query("BEGIN");
+        const result = await body(client);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        broken = !(error instanceof ProtocolError) && !isSqlState(error);
+        if (!broken) await client.query("ROLLBACK").catch(() => (broken = true));
+        const code = sqlState(error);
+        if ((code === "40001" || code === "40P01") && attempt < 5) continue;
+        throw this.#failure(error);
+      } finally {
+        // A connection whose state is unknown is destroyed rather than handed to the next request.
+        client.release(broken);
+      }
+    }
+  }
+
+  /** The contract's error for what node-postgres threw. */
+  #failure(error: unknown): Error {
+    if (error instanceof ProtocolError) return error;
+    const code = sqlState(error);
+    if (code === "23505" && /milestones_pkey/.test(String((error as { constraint?: unknown }).constraint))) {
+      return new NodeError("MILESTONE_CONFLICT", "another instance confirmed this milestone index first", { cause: error });
+    }
+    if (code !== undefined ? /^(08|53|57|58|40)/.test(code) || code === "55000" || code === "55006" || code === "25006" : lostConnection(error)) {
+      return new NodeError("STORE_UNAVAILABLE", `the database at ${this.target} is unavailable (${reason(error)}); try again later`, { cause: error });
+    }
+    return error instanceof Error ? error : new Error(String(error));
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Messages
+
+  async accept(acceptance: Acceptance): Promise<AcceptResult> {
+    this.#poolOrThrow();
+    const id = hexBytes(acceptance.id, "id", 32);
+    const index = indexesOf(acceptance.message)[0];
+    const messageValues = [
+      id,
+      Buffer.from(acceptance.bytes.buffer, acceptance.bytes.byteOffset, acceptance.bytes.byteLength),
+      index === undefined ? null : Buffer.from(index),
+      acceptance.arrivalTime,
+      acceptance.coneRoots.oldest,
+      acceptance.coneRoots.youngest,
+      acceptance.message.parents.map((p) => Buffer.from(p)),
+      this.#maxTips,
+    ];
+    const insertMessage = { name: "chrysalis_insert_message", text: INSERT_MESSAGE, values: messageValues };
+    const mutation = acceptance.ledger;
+    const milestone = acceptance.milestone;
+    if (mutation === undefined && milestone === undefined) {
+      // One statement is one atomic write: no transaction round trips needed.
+      const rows = await this.#query<{ seq: string }>(insertMessage);
+      return { stored: rows.length > 0 };
+    }
+
+    let consumed: Buffer[] = [];
+    let records: ({ output: Output } | undefined)[] = [];
+    if (mutation !== undefined) {
+      consumed = mutation.consumed.map((o, i) => hexBytes(o, `ledger.consumed[${i}]`, 34));
+      // An output's contents never change once created, so they may be read before the transaction; whether it is
+      // spent is decided inside it.
+      const found = new Map(
+        (await this.#query<OutputRow>({ name: "chrysalis_consumed_outputs", text: "SELECT output_id, type, address, amount FROM chrysalis.outputs WHERE output_id = ANY($1::bytea[])", values: [consumed] })).map(
+          (r) => [toHex(r.output_id), { output: outputOf(r) }],
+        ),
+      );
+      records = mutation.consumed.map((o) => found.get(o.toLowerCase()));
+      if (records.some((r) => r === undefined)) checkLedgerState(mutation, records.map((r) => (r === undefined ? undefined : { output: r.output, spent: false })), () => EMPTY_BALANCE);
+    }
+
+    return this.#transaction(async (client) => {
+      const inserted = await client.query<{ seq: string }>(insertMessage);
+      const seqText = inserted.rows[0]?.seq;
+      if (seqText === undefined) return { stored: false };
+      const seq = num(seqText);
+      if (mutation !== undefined) {
+        const transactionId = hexBytes(mutation.transactionId, "ledger.transactionId", 32);
+        const deltas = balanceDeltas(records.map((r) => r!.output), mutation.created);
+        // Sorted, so that every transaction locks spent ids and addresses in the same order.
+        const spentIds = [...consumed].sort(Buffer.compare);
+        const sortedDeltas = [...deltas.values()].sort((a, b) => Buffer.compare(Buffer.from(a.address), Buffer.from(b.address)));
+        const created = mutation.created;
+        const createdIds = created.map((_, i) => Buffer.concat([transactionId, Buffer.from([i & 0xff, i >>> 8])]));
+        const { rows } = await client.query<{ kind: string; key: Buffer; balance: string; dust_allowance: string; dust_outputs: number }>({
+          name: "chrysalis_apply_ledger",
+          text: APPLY_LEDGER,
+          values: [
+            spentIds,
+            transactionId,
+            id,
+            ...balanceColumns(sortedDeltas),
+            createdIds,
+            created.map((_, i) => seq * OUTPUTS_PER_SEQ + i),
+            created.map(() => id),
+            created.map((o) => o.type),
+            created.map((o) => Buffer.from(o.address.address)),
+            created.map((o) => o.amount),
+          ],
+        });
+        const landed = new Set<string>();
+        const after = new Map<string, AddressBalance>();
+        for (const r of rows) {
+          if (r.kind === "s") landed.add(toHex(r.key));
+          else after.set(toHex(r.key), { balance: num(r.balance), dustAllowance: num(r.dust_allowance), dustOutputs: r.dust_outputs });
+        }
+        const entries: (LedgerOutput | undefined)[] = records.map((r, i) => ({ output: r!.output, spent: !landed.has(mutation.consumed[i]!.toLowerCase()) }));
+        // The rule runs on the state the row locks gave this transaction: the balance before = after − this delta.
+        checkLedgerState(mutation, entries, (hex) => before(after.get(hex), deltas.get(hex)));
+      }
+      if (milestone !== undefined) await this.#confirm(client, milestone);
+      return { stored: true };
+    });
+  }
+
+  async #confirm(client: PoolClient, milestone: MilestoneApplication): Promise<void> {
+    const { rows } = await client.query({
+      name: "chrysalis_confirm_milestone",
+      text: CONFIRM_MILESTONE,
+      values: [
+        milestone.index,
+        hexBytes(milestone.messageId, "milestone.messageId", 32),
+        milestone.timestamp,
+        milestone.createdOutputs.map((o, i) => hexBytes(o, `milestone.createdOutputs[${i}]`, 34)),
+        milestone.consumedOutputs.map((o, i) => hexBytes(o, `milestone.consumedOutputs[${i}]`, 34)),
+        milestone.referenced.map((r, i) => hexBytes(r.messageId, `milestone.referenced[${i}]`, 32)),
+        milestone.referenced.map((r) => INCLUSION.indexOf(r.ledgerInclusionState) + 1),
+        milestone.referenced.map((r) => r.conflictReason ?? null),
+      ],
+    });
+    if (rows.length === 0) {
+      const latest = await client.query<{ index: number | null }>("SELECT max(index) AS index FROM chrysalis.milestones");
+      throw new NodeError("MILESTONE_CONFLICT", `milestone ${milestone.index} is not the next one (${(latest.rows[0]?.index ?? 0) + 1})`);
+    }
+  }
+
+  async get(id: string): Promise<StoredMessage | undefined> {
+    const rows = await this.#query<{ bytes: Buffer }>({ name: "chrysalis_get", text: "SELECT bytes FROM chrysalis.messages WHERE id = $1", values: [hexBytes(id, "id", 32)] });
+    const raw = rows[0]?.bytes;
+    if (raw === undefined) return undefined;
+    const bytes = new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
+    return { id: id.toLowerCase(), bytes, message: decodeMessage(bytes) };
+  }
+
+  async has(id: string): Promise<boolean> {
+    return (await this.#query({ name: "chrysalis_has", text: "SELECT 1 FROM chrysalis.messages WHERE id = $1", values: [hexBytes(id, "id", 32)] })).length > 0;
+  }
+
+  async metadata(id: string): Promise<MessageMetadata | undefined> {
+    const rows = await this.#query<MetadataRow>({
+      name: "chrysalis_metadata",
+      text: "SELECT arrival_time, cone_oldest, cone_youngest, referenced_by, milestone_index, inclusion, conflict_reason FROM chrysalis.messages WHERE id = $1",
+      values: [hexBytes(id, "id", 32)],
+    });
+    const r = rows[0];
+    if (r === undefined) return undefined;
+    return {
+      arrivalTime: num(r.arrival_time),
+      solid: true,
+      coneRoots: { oldest: r.cone_oldest, youngest: r.cone_youngest },
+      ...(r.referenced_by !== null ? { referencedByMilestoneIndex: r.referenced_by } : {}),
+      ...(r.milestone_index !== null ? { milestoneIndex: r.milestone_index } : {}),
+      ...(r.inclusion !== null ? { ledgerInclusionState: INCLUSION[r.inclusion - 1]! } : {}),
+      ...(r.conflict_reason !== null ? { conflictReason: r.conflict_reason } : {}),
+    };
+  }
+
+  async children(id: string, max: number): Promise<string[]> {
+    if (max <= 0) return [];
+    const rows = await this.#query<{ child: Buffer }>({
+      name: "chrysalis_children",
+      text: "SELECT child FROM chrysalis.children WHERE parent = $1 ORDER BY seq, child LIMIT $2",
+      values: [hexBytes(id, "id", 32), max],
+    });
+    return rows.map((r) => toHex(r.child));
+  }
+
+  async findByIndex(index: Uint8Array, max = 1000): Promise<string[]> {
+    if (max <= 0) return [];
+    const rows = await this.#query<{ id: Buffer }>({
+      name: "chrysalis_find_by_index",
+      text: "SELECT id FROM (SELECT id, seq FROM chrysalis.messages WHERE index_key = $1 ORDER BY seq DESC LIMIT $2) AS newest ORDER BY seq",
+      values: [Buffer.from(index), max],
+    });
+    return rows.map((r) => toHex(r.id));
+  }
+
+  async tips(max: number): Promise<string[]> {
+    if (max <= 0) return [];
+    const rows = await this.#query<{ message_id: Buffer }>({ name: "chrysalis_tips", text: "SELECT message_id FROM chrysalis.tips ORDER BY random() LIMIT $1", values: [max] });
+    return rows.map((r) => toHex(r.message_id));
+  }
+
+  /** Every current tip (for inspection and tests). */
+  async allTips(): Promise<string[]> {
+    return (await this.#query<{ message_id: Buffer }>({ text: "SELECT message_id FROM chrysalis.tips ORDER BY seq, message_id" })).map((r) => toHex(r.message_id));
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // The UTXO ledger
+
+  async output(outputId: string): Promise<OutputRecord | undefined> {
+    const id = hexBytes(outputId, "outputId", 34);
+    const rows = await this.#query<OutputRow & { message_id: Buffer; milestone_booked: number | null; spent_transaction: Buffer | null; spent_message: Buffer | null; spent_milestone: number | null }>({
+      name: "chrysalis_output",
+      text: `SELECT o.output_id, o.type, o.address, o.amount, o.message_id, o.milestone_booked,
+               s.transaction_id AS spent_transaction, s.message_id AS spent_message, s.milestone_index AS spent_milestone
+             FROM chrysalis.outputs o LEFT JOIN chrysalis.spent s ON s.output_id = o.output_id WHERE o.output_id = $1`,
+      values: [id],
+    });
+    const r = rows[0];
+    if (r === undefined) return undefined;
+    return {
+      outputId: toHex(id),
+      transactionId: toHex(id.subarray(0, 32)),
+      outputIndex: id[32]! | (id[33]! << 8),
+      messageId: toHex(r.message_id),
+      output: outputOf(r),
+      ...(r.milestone_booked !== null ? { milestoneIndexBooked: r.milestone_booked } : {}),
+      ...(r.spent_transaction !== null && r.spent_message !== null
+        ? { spent: { transactionId: toHex(r.spent_transaction), messageId: toHex(r.spent_message), ...(r.spent_milestone !== null ? { milestoneIndex: r.spent_milestone } : {}) } }
+        : {}),
+    };
+  }
+
+  async addressOutputs(address: Uint8Array, query: AddressOutputsQuery): Promise<string[]> {
+    if (query.max <= 0) return [];
+    const rows = await this.#query<{ output_id: Buffer }>({
+      name: "chrysalis_address_outputs",
+      text: `SELECT o.output_id FROM chrysalis.outputs o LEFT JOIN chrysalis.spent s ON s.output_id = o.output_id
+             WHERE o.address = $1 AND ($2::smallint IS NULL OR o.type = $2) AND ($3 OR s.output_id IS NULL)
+             ORDER BY s.output_id IS NOT NULL, o.seq LIMIT $4`,
+      values: [Buffer.from(address), query.type ?? null, query.includeSpent === true, query.max],
+    });
+    return rows.map((r) => toHex(r.output_id));
+  }
+
+  async addressBalance(address: Uint8Array): Promise<AddressBalance> {
+    const rows = await this.#query<{ balance: string; dust_allowance: string; dust_outputs: number }>({
+      name: "chrysalis_balance",
+      text: "SELECT balance, dust_allowance, dust_outputs FROM chrysalis.balances WHERE address = $1",
+      values: [Buffer.from(address)],
+    });
+    const r = rows[0];
+    return r === undefined ? EMPTY_BALANCE : { balance: num(r.balance), dustAllowance: num(r.dust_allowance), dustOutputs: r.dust_outputs };
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Milestones
+
+  async milestone(index: number): Promise<MilestoneRecord | undefined> {
+    if (!Number.isInteger(index) || index < 0 || index > 0x7fffffff) return undefined;
+    const rows = await this.#query<MilestoneRow>({ name: "chrysalis_milestone", text: "SELECT index, message_id, timestamp FROM chrysalis.milestones WHERE index = $1", values: [index] });
+    return rows[0] === undefined ? undefined : milestoneOf(rows[0]);
+  }
+
+  async latestMilestone(): Promise<MilestoneRecord | undefined> {
+    const rows = await this.#query<MilestoneRow>({ name: "chrysalis_latest_milestone", text: "SELECT index, message_id, timestamp FROM chrysalis.milestones ORDER BY index DESC LIMIT 1" });
+    return rows[0] === undefined ? undefined : milestoneOf(rows[0]);
+  }
+
+  async utxoChanges(index: number): Promise<UtxoChanges | undefined> {
+    if (!Number.isInteger(index) || index < 0 || index > 0x7fffffff) return undefined;
+    const rows = await this.#query<{ created_outputs: Buffer[]; consumed_outputs: Buffer[] }>({
+      name: "chrysalis_utxo_changes",
+      text: "SELECT created_outputs, consumed_outputs FROM chrysalis.milestones WHERE index = $1",
+      values: [index],
+    });
+    const r = rows[0];
+    return r === undefined ? undefined : { index, createdOutputs: r.created_outputs.map(toHex), consumedOutputs: r.consumed_outputs.map(toHex) };
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Prove-ownership and JWT state
+
+  async redeemNonce(nonce: string, expiresAt: number): Promise<boolean> {
+    const rows = await this.#query({
+      name: "chrysalis_redeem_nonce",
+      text: "INSERT INTO chrysalis.redeemed_nonces (nonce, expires_at) VALUES ($1, $2) ON CONFLICT (nonce) DO NOTHING RETURNING 1",
+      values: [nonce, expiresAt],
+    });
+    return rows.length === 1;
+  }
+
+  async revokeToken(jti: string, expiresAt: number): Promise<void> {
+    await this.#query({
+      name: "chrysalis_revoke_token",
+      text: `INSERT INTO chrysalis.revoked_tokens AS r (jti, expires_at) VALUES ($1, $2)
+             ON CONFLICT (jti) DO UPDATE SET expires_at = greatest(r.expires_at, excluded.expires_at)`,
+      values: [jti, expiresAt],
+    });
+  }
+
+  async isTokenRevoked(jti: string): Promise<boolean> {
+    return (await this.#query({ name: "chrysalis_is_revoked", text: "SELECT 1 FROM chrysalis.revoked_tokens WHERE jti = $1", values: [jti] })).length > 0;
+  }
+
+  async secret(name: string, create: () => Uint8Array): Promise<Uint8Array> {
+    const read = async (): Promise<Uint8Array | undefined> => {
+      const rows = await this.#query<{ value: Buffer }>({ name: "chrysalis_secret", text: "SELECT value FROM chrysalis.secrets WHERE name = $1", values: [name] });
+      const value = rows[0]?.value;
+      return value === undefined ? undefined : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+    };
+    const stored = await read();
+    if (stored !== undefined) return stored;
+    // Whichever instance inserts first wins; every instance then reads that one (a new statement sees the commit).
+    await this.#query({ text: "INSERT INTO chrysalis.secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", values: [name, Buffer.from(create())] });
+    const value = await read();
+    if (value === undefined) throw new NodeError("STORE_UNAVAILABLE", `the secret ${name} could not be stored`);
+    return value;
+  }
+
+  async sweep(now: number): Promise<void> {
+    await this.#query({ text: "DELETE FROM chrysalis.redeemed_nonces WHERE expires_at < $1", values: [now] });
+    await this.#query({ text: "DELETE FROM chrysalis.revoked_tokens WHERE expires_at < $1", values: [now] });
+  }
+}
+
+interface OutputRow {
+  output_id: Buffer;
+  type: number;
+  address: Buffer;
+  amount: string;
+}
+
+interface MetadataRow {
+  arrival_time: number;
+  cone_oldest: number;
+  cone_youngest: number;
+  referenced_by: number | null;
+  milestone_index: number | null;
+  inclusion: number | null;
+  conflict_reason: number | null;
+}
+
+interface MilestoneRow {
+  index: number;
+  message_id: Buffer;
+  timestamp: string;
+}
+
+function outputOf(r: OutputRow): Output {
+  return { type: r.type === 1 ? 1 : 0, address: { type: 0, address: new Uint8Array(r.address) }, amount: num(r.amount) };
+}
+
+function milestoneOf(r: MilestoneRow): MilestoneRecord {
+  return { index: r.index, messageId: toHex(r.message_id), timestamp: num(r.timestamp) };
+}
+
+function balanceColumns(deltas: readonly BalanceDelta[]): [Buffer[], number[], number[], number[]] {
+  return [deltas.map((d) => Buffer.from(d.address)), deltas.map((d) => d.balance), deltas.map((d) => d.dustAllowance), deltas.map((d) => d.dustOutputs)];
+}
+
+function before(after: AddressBalance | undefined, delta: BalanceDelta | undefined): AddressBalance {
+  if (after === undefined || delta === undefined) return after ?? EMPTY_BALANCE;
+  return { balance: after.balance - delta.balance, dustAllowance: after.dustAllowance - delta.dustAllowance, dustOutputs: after.dustOutputs - delta.dustOutputs };
+}
+
+function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
+/** A failure of the connection rather than of the statement: a socket error, a timeout, a connection pg gave up on. */
+function lostConnection(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  if (typeof e?.code === "string" && /^E[A-Z]+$/.test(e.code)) return true;
+  return typeof e?.message === "string" && /connection|timeout|terminated|not queryable/i.test(e.message);
+}
+
+/** An error the server answered with (so the connection is still good), not a lost connection or a timeout. */
+function isSqlState(error: unknown): boolean {
+  const code = sqlState(error);
+  return code !== undefined && !/^(08|57)/.test(code);
+}
+
+function reason(error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  const message = typeof e?.message === "string" && e.message !== "" ? e.message : String(error);
+  return typeof e?.code === "string" && !message.includes(e.code) ? `${e.code}: ${message}` : message;
+}
+
+/** host:port/database of a connection string, for messages (never the password). */
+export function describeTarget(connectionString: string): string {
+  try {
+    const url = new URL(connectionString);
+    const host = url.hostname || url.searchParams.get("host") || "localhost";
+    return `${host}:${url.port || "5432"}${url.pathname && url.pathname !== "/" ? url.pathname : ""}`;
+  } catch {
+    return "the configured database";
+  }
+}

@@ -1,0 +1,546 @@
+// The storage contract (src/node/store/contract.ts), one suite run against every engine: the memory store, the
+// embedded LMDB store in a temporary directory, and PostgreSQL in a database of its own (skipped, with one line from
+// the global setup, when no server answers). Each rule of the contract's header is a describe block here.
+import { afterEach, describe, expect, it } from "vitest";
+import { ProtocolError } from "../src/bytes/errors.js";
+import { STORE_SCHEMA_VERSION, ZERO_MESSAGE_ID, type MilestoneApplication, type NodeStore, type StoreOpenOptions } from "../src/node/index.js";
+import {
+  GENESIS_OUTPUT,
+  NETWORK,
+  dustAllowance,
+  genesisOf,
+  indexation,
+  lmdbEngine,
+  memoryEngine,
+  postgresEngine,
+  postgresUrl,
+  single,
+  spend,
+  wallet,
+  type Engine,
+  type EngineOptions,
+  type Storage,
+  type Wallet,
+} from "./store-helpers.js";
+import type { Output } from "../src/model/types.js";
+
+const MI = 1_000_000;
+const utf8 = new TextEncoder();
+const serverUrl = postgresUrl();
+const engines: { engine: Engine | undefined; name: string }[] = [
+  { engine: memoryEngine, name: "memory" },
+  { engine: lmdbEngine, name: "lmdb" },
+  { engine: serverUrl === undefined ? undefined : postgresEngine(serverUrl), name: "postgres" },
+];
+
+async function refusal(work: Promise<unknown>): Promise<ProtocolError> {
+  const error = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, "expected a refusal").toBeInstanceOf(ProtocolError);
+  return error as ProtocolError;
+}
+
+function sorted(ids: readonly string[]): string[] {
+  return [...ids].sort();
+}
+
+describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, name }) => {
+  const engine = maybeEngine!;
+  const cleanup: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+  });
+
+  /** Fresh storage with one store on it, opened (with `open` options, by default a genesis of 100 Mi to `owner`). */
+  async function fresh(open: Partial<StoreOpenOptions> = {}, options: EngineOptions = {}): Promise<{ store: NodeStore; storage: Storage; owner: ReturnType<typeof wallet> }> {
+    const storage = await engine.storage();
+    cleanup.push(() => storage.remove());
+    const owner = wallet();
+    const store = storage.store(options);
+    cleanup.push(() => store.close());
+    await store.open({ network: NETWORK, genesis: genesisOf(owner, 100 * MI), ...open });
+    return { store, storage, owner };
+  }
+
+  describe.skipIf(maybeEngine === undefined)(`(${name})`, () => {
+    describe("opening: created once, genesis only when new, the network and schema checked", () => {
+      it("a new store applies genesis and keeps a ledger; the genesis output is unspent, booked at milestone 0", async () => {
+        const { store, owner } = await fresh();
+        const genesis = await store.output(GENESIS_OUTPUT);
+        expect(genesis).toMatchObject({ outputId: GENESIS_OUTPUT, transactionId: "0".repeat(64), outputIndex: 0, messageId: ZERO_MESSAGE_ID, milestoneIndexBooked: 0 });
+        expect(genesis?.spent).toBeUndefined();
+        expect(genesis?.output).toEqual(single(owner, 100 * MI));
+        expect(await store.addressBalance(owner.address)).toEqual({ balance: 100 * MI, dustAllowance: 0, dustOutputs: 0 });
+        expect(await store.addressOutputs(owner.address, { max: 10 })).toEqual([GENESIS_OUTPUT]);
+        expect(await store.tips(8)).toEqual([ZERO_MESSAGE_ID]);
+      });
+
+      it("a store made without genesis keeps no ledger", async () => {
+        const storage = await engine.storage();
+        cleanup.push(() => storage.remove());
+        const store = storage.store();
+        cleanup.push(() => store.close());
+        expect(await store.open({ network: NETWORK })).toEqual({ created: true, ledger: false });
+        expect(await store.output(GENESIS_OUTPUT)).toBeUndefined();
+      });
+
+      it("opening again finds the store (created: false) and does not apply genesis a second time", async () => {
+        const { store, storage, owner } = await fresh();
+        const other = wallet();
+        if (engine.persistent) {
+          await store.close();
+          const again = storage.store();
+          cleanup.push(() => again.close());
+          expect(await again.open({ network: NETWORK, genesis: genesisOf(other, 5 * MI) })).toEqual({ created: false, ledger: true });
+          expect(await again.addressBalance(owner.address)).toEqual({ balance: 100 * MI, dustAllowance: 0, dustOutputs: 0 });
+          expect(await again.addressBalance(other.address)).toEqual({ balance: 0, dustAllowance: 0, dustOutputs: 0 });
+        } else {
+          expect(await store.open({ network: NETWORK, genesis: genesisOf(other, 5 * MI) })).toEqual({ created: false, ledger: true });
+          expect(await store.addressBalance(other.address)).toEqual({ balance: 0, dustAllowance: 0, dustOutputs: 0 });
+        }
+      });
+
+      it("a store made for another network refuses to open (STORE_WRONG_NETWORK)", async () => {
+        const { store, storage } = await fresh();
+        let target = store;
+        if (engine.persistent) {
+          await store.close();
+          target = storage.store();
+          cleanup.push(() => target.close());
+        }
+        const error = await refusal(target.open({ network: "chrysalis-other" }));
+        expect(error.code).toBe("STORE_WRONG_NETWORK");
+        expect(error.message).toContain(NETWORK);
+      });
+
+      it.skipIf(!engine.persistent)("a store written by a newer schema version refuses to open (STORE_TOO_NEW), and says so", async () => {
+        const { store, storage } = await fresh();
+        await store.close();
+        await storage.bumpSchema();
+        const again = storage.store();
+        cleanup.push(() => again.close());
+        const error = await refusal(again.open({ network: NETWORK }));
+        expect(error.code).toBe("STORE_TOO_NEW");
+        expect(error.message).toMatch(/upgrade/);
+        expect(STORE_SCHEMA_VERSION).toBeGreaterThanOrEqual(1);
+      });
+
+      it("a closed store answers STORE_UNAVAILABLE (503)", async () => {
+        const { store } = await fresh();
+        await store.close();
+        const read = await refusal(store.get(ZERO_MESSAGE_ID));
+        expect(read.code).toBe("STORE_UNAVAILABLE");
+        const write = await refusal(store.accept(indexation([ZERO_MESSAGE_ID], "late")));
+        expect(write.code).toBe("STORE_UNAVAILABLE");
+        expect((write as ProtocolError & { status: number }).status).toBe(503);
+      });
+    });
+
+    describe("messages: stored with their metadata, children, index and tip entries", () => {
+      it("a stored message reads back byte for byte, decoded, with its metadata", async () => {
+        const { store } = await fresh();
+        const a = indexation([ZERO_MESSAGE_ID], "hello", "world");
+        const arrival = { ...a, arrivalTime: 1_700_000_000_123, coneRoots: { oldest: 3, youngest: 5 } };
+        expect(await store.accept(arrival)).toEqual({ stored: true });
+        const got = await store.get(a.id.toUpperCase());
+        expect(got?.id).toBe(a.id);
+        expect(Buffer.from(got!.bytes).equals(Buffer.from(a.bytes))).toBe(true);
+        expect(got?.message).toEqual(a.message);
+        expect(await store.has(a.id)).toBe(true);
+        expect(await store.metadata(a.id)).toEqual({ arrivalTime: 1_700_000_000_123, solid: true, coneRoots: { oldest: 3, youngest: 5 } });
+        expect(await store.get("ab".repeat(32))).toBeUndefined();
+        expect(await store.metadata("ab".repeat(32))).toBeUndefined();
+        expect(await store.has("ab".repeat(32))).toBe(false);
+      });
+
+      it("storing the same id again writes nothing (stored: false)", async () => {
+        const { store } = await fresh();
+        const a = indexation([ZERO_MESSAGE_ID], "twice");
+        expect(await store.accept(a)).toEqual({ stored: true });
+        const b = indexation([a.id], "child");
+        await store.accept(b);
+        expect(await store.accept({ ...a, arrivalTime: 1 })).toEqual({ stored: false });
+        expect((await store.metadata(a.id))?.arrivalTime).toBe(a.arrivalTime);
+        expect(await store.children(ZERO_MESSAGE_ID, 10)).toEqual([a.id]);
+        expect(await store.tips(8)).toEqual([b.id]);
+      });
+
+      it("children: the messages naming a parent, oldest first, at most max", async () => {
+        const { store } = await fresh();
+        const kids = [];
+        for (let i = 0; i < 5; i++) {
+          const kid = indexation([ZERO_MESSAGE_ID], `kid ${i}`);
+          await store.accept(kid);
+          kids.push(kid.id);
+        }
+        expect(await store.children(ZERO_MESSAGE_ID, 10)).toEqual(kids);
+        expect(await store.children(ZERO_MESSAGE_ID, 2)).toEqual(kids.slice(0, 2));
+        expect(await store.children(kids[0]!, 10)).toEqual([]);
+      });
+
+      it("the index lookup: the newest max ids with that index, oldest first; an essence's index counts too", async () => {
+        const { store, owner } = await fresh();
+        const ids = [];
+        for (let i = 0; i < 4; i++) {
+          const m = indexation([ZERO_MESSAGE_ID], "topic", `message ${i}`);
+          await store.accept(m);
+          ids.push(m.id);
+        }
+        await store.accept(indexation([ZERO_MESSAGE_ID], "topic2"));
+        await store.accept(indexation([ZERO_MESSAGE_ID], "topi"));
+        const tx = spend(owner, [GENESIS_OUTPUT], [single(owner, 100 * MI)], [ZERO_MESSAGE_ID], "topic");
+        await store.accept(tx.acceptance);
+        ids.push(tx.acceptance.id);
+        expect(await store.findByIndex(utf8.encode("topic"), 1000)).toEqual(ids);
+        expect(await store.findByIndex(utf8.encode("topic"), 2)).toEqual(ids.slice(-2));
+        expect(await store.findByIndex(utf8.encode("nothing"), 10)).toEqual([]);
+      });
+
+      it("tips: a stored message becomes a tip and its parents stop being tips", async () => {
+        const { store } = await fresh();
+        const a = indexation([ZERO_MESSAGE_ID], "a");
+        await store.accept(a);
+        expect(await store.tips(8)).toEqual([a.id]);
+        const b = indexation([a.id], "b");
+        const c = indexation([a.id], "c");
+        await store.accept(b);
+        await store.accept(c);
+        expect(sorted(await store.tips(8))).toEqual(sorted([b.id, c.id]));
+        const d = indexation([b.id, c.id], "d");
+        await store.accept(d);
+        expect(await store.tips(8)).toEqual([d.id]);
+      });
+
+      it("tips: a message whose child is already stored never becomes a tip", async () => {
+        const { store } = await fresh();
+        const parent = indexation([ZERO_MESSAGE_ID], "parent");
+        const child = indexation([parent.id], "child arrives first");
+        await store.accept(child);
+        await store.accept(parent);
+        expect(await store.tips(8)).toEqual([child.id]);
+      });
+
+      it("tips: the set is bounded, the oldest dropped; tips(max) gives at most max distinct tips", async () => {
+        const { store } = await fresh({}, { maxTips: 5 });
+        const ids = [];
+        for (let i = 0; i < 10; i++) {
+          const m = indexation([ZERO_MESSAGE_ID], `bounded ${i}`);
+          await store.accept(m);
+          ids.push(m.id);
+        }
+        expect(sorted(await store.tips(100))).toEqual(sorted(ids.slice(5)));
+        for (let round = 0; round < 5; round++) {
+          const picked = await store.tips(3);
+          expect(picked).toHaveLength(3);
+          expect(new Set(picked).size).toBe(3);
+          for (const t of picked) expect(ids.slice(5)).toContain(t);
+        }
+      });
+    });
+
+    describe("the UTXO ledger: a transaction's mutation lands with its message", () => {
+      it("spends the inputs, creates the outputs, moves the balances and the address lookups", async () => {
+        const { store, owner } = await fresh();
+        const to = wallet();
+        const tx = spend(owner, [GENESIS_OUTPUT], [single(to, 30 * MI), single(owner, 70 * MI)]);
+        expect(await store.accept(tx.acceptance)).toEqual({ stored: true });
+        expect((await store.output(GENESIS_OUTPUT))?.spent).toEqual({ transactionId: tx.transactionId, messageId: tx.acceptance.id });
+        for (const [i, id] of tx.created.entries()) {
+          const record = await store.output(id.toUpperCase());
+          expect(record).toEqual({ outputId: id, transactionId: tx.transactionId, outputIndex: i, messageId: tx.acceptance.id, output: tx.payload.essence.outputs[i] });
+        }
+        expect(await store.addressBalance(owner.address)).toEqual({ balance: 70 * MI, dustAllowance: 0, dustOutputs: 0 });
+        expect(await store.addressBalance(to.address)).toEqual({ balance: 30 * MI, dustAllowance: 0, dustOutputs: 0 });
+        const ownerOutput = tx.created[tx.payload.essence.outputs.findIndex((o) => o.amount === 70 * MI)]!;
+        const toOutput = tx.created[tx.payload.essence.outputs.findIndex((o) => o.amount === 30 * MI)]!;
+        expect(await store.addressOutputs(owner.address, { max: 10 })).toEqual([ownerOutput]);
+        expect(await store.addressOutputs(owner.address, { max: 10, includeSpent: true })).toEqual([ownerOutput, GENESIS_OUTPUT]);
+        expect(await store.addressOutputs(owner.address, { max: 1, includeSpent: true })).toEqual([ownerOutput]);
+        expect(await store.addressOutputs(to.address, { max: 10 })).toEqual([toOutput]);
+        expect(await store.addressOutputs(to.address, { max: 10, type: 1 })).toEqual([]);
+        expect(await store.addressOutputs(to.address, { max: 10, type: 0 })).toEqual([toOutput]);
+      });
+
+      it("unspent outputs of an address come oldest first", async () => {
+        const { store, owner } = await fresh();
+        const to = wallet();
+        const first = spend(owner, [GENESIS_OUTPUT], [single(to, 10 * MI), single(owner, 90 * MI)]);
+        await store.accept(first.acceptance);
+        const rest = first.created[first.payload.essence.outputs.findIndex((o) => o.amount === 90 * MI)]!;
+        const second = spend(owner, [rest], [single(to, 20 * MI), single(owner, 70 * MI)]);
+        await store.accept(second.acceptance);
+        const ofTo = (s: typeof first, amount: number): string => s.created[s.payload.essence.outputs.findIndex((o) => o.amount === amount)]!;
+        expect(await store.addressOutputs(to.address, { max: 10 })).toEqual([ofTo(first, 10 * MI), ofTo(second, 20 * MI)]);
+      });
+
+      it("an input unknown to the ledger is refused (INPUT_NOT_FOUND naming the input) and nothing is written", async () => {
+        const { store, owner } = await fresh();
+        const tx = spend(owner, ["ab".repeat(32) + "0000"], [single(owner, 100 * MI)]);
+        const error = await refusal(store.accept(tx.acceptance));
+        expect(error.code).toBe("INPUT_NOT_FOUND");
+        expect(error.path).toBe("payload.essence.inputs[0]");
+        expect(await store.has(tx.acceptance.id)).toBe(false);
+      });
+
+      it("a spent input is refused (INPUT_SPENT), and the refused write leaves nothing: message, children, index, tips, outputs, balances", async () => {
+        const { store, owner } = await fresh();
+        const first = spend(owner, [GENESIS_OUTPUT], [single(owner, 100 * MI)]);
+        await store.accept(first.acceptance);
+        const parent = indexation([first.acceptance.id], "parent");
+        await store.accept(parent);
+        const tipsBefore = sorted(await store.tips(100));
+        const thief = wallet();
+        const again = spend(owner, [GENESIS_OUTPUT], [single(thief, 100 * MI)], [parent.id], "refused");
+        const error = await refusal(store.accept(again.acceptance));
+        expect(error.code).toBe("INPUT_SPENT");
+        expect(error.path).toBe("payload.essence.inputs[0]");
+        expect(await store.has(again.acceptance.id)).toBe(false);
+        expect(await store.metadata(again.acceptance.id)).toBeUndefined();
+        expect(await store.children(parent.id, 10)).toEqual([]);
+        expect(await store.findByIndex(utf8.encode("refused"), 10)).toEqual([]);
+        expect(sorted(await store.tips(100))).toEqual(tipsBefore);
+        expect(await store.output(again.created[0]!)).toBeUndefined();
+        expect(await store.addressBalance(thief.address)).toEqual({ balance: 0, dustAllowance: 0, dustOutputs: 0 });
+        expect(await store.addressOutputs(thief.address, { max: 10, includeSpent: true })).toEqual([]);
+        expect((await store.output(GENESIS_OUTPUT))?.spent?.transactionId).toBe(first.transactionId);
+      });
+
+      /**
+       * Gives `dusty` a dust allowance of 1 Mi (room for 10 dust outputs) and `count` dust outputs, one transaction
+       * each (an address appears once per output type in a transaction), plus `extra` outputs in the first one.
+       * Returns `owner`'s remaining output and the extra outputs' ids.
+       */
+      async function fillDust(store: NodeStore, owner: Wallet, dusty: Wallet, count: number, extra: Output[] = []): Promise<{ rest: string; extra: string[] }> {
+        const extraSum = extra.reduce((s, o) => s + o.amount, 0);
+        let left = 100 * MI - MI - 100_000 - extraSum;
+        const funded = spend(owner, [GENESIS_OUTPUT], [dustAllowance(dusty, MI), single(dusty, 100_000), single(owner, left), ...extra]);
+        expect(await store.accept(funded.acceptance)).toEqual({ stored: true });
+        const find = (s: typeof funded, o: Output): string => s.created[s.payload.essence.outputs.findIndex((x) => x.amount === o.amount && x.type === o.type)]!;
+        let rest = find(funded, single(owner, left));
+        for (let i = 1; i < count; i++) {
+          const next = spend(owner, [rest], [single(dusty, 100_000 + i), single(owner, left - 100_000 - i)]);
+          expect(await store.accept(next.acceptance)).toEqual({ stored: true });
+          left -= 100_000 + i;
+          rest = find(next, single(owner, left));
+        }
+        return { rest, extra: extra.map((o) => find(funded, o)) };
+      }
+
+      it("the dust rule: a dust output needs a dust allowance, which sets how many (DUST_RULE), and nothing is written", async () => {
+        const { store, owner } = await fresh();
+        const dusty = wallet();
+        const refused = spend(owner, [GENESIS_OUTPUT], [single(dusty, 500_000), single(owner, 100 * MI - 500_000)]);
+        const error = await refusal(store.accept(refused.acceptance));
+        expect(error.code).toBe("DUST_RULE");
+        expect(error.path).toBe(`payload.essence.outputs[${refused.payload.essence.outputs.findIndex((o) => o.amount === 500_000)}]`);
+        expect(await store.has(refused.acceptance.id)).toBe(false);
+        // An allowance of 1 Mi permits 10 dust outputs.
+        const { rest } = await fillDust(store, owner, dusty, 10);
+        const dustSum = Array.from({ length: 10 }, (_, i) => 100_000 + i).reduce((a, b) => a + b, 0);
+        expect(await store.addressBalance(dusty.address)).toEqual({ balance: MI + dustSum, dustAllowance: MI, dustOutputs: 10 });
+        const left = 100 * MI - MI - dustSum;
+        const eleventh = spend(owner, [rest], [single(dusty, 100_000), single(owner, left - 100_000)]);
+        expect((await refusal(store.accept(eleventh.acceptance))).code).toBe("DUST_RULE");
+        expect(await store.has(eleventh.acceptance.id)).toBe(false);
+        expect(await store.addressBalance(dusty.address)).toEqual({ balance: MI + dustSum, dustAllowance: MI, dustOutputs: 10 });
+        expect(await store.addressOutputs(dusty.address, { max: 20, type: 1 })).toHaveLength(1);
+        expect(await store.addressOutputs(dusty.address, { max: 20, type: 0 })).toHaveLength(10);
+      });
+
+      it("of transactions spending one output at the same instant, exactly one is accepted", async () => {
+        const { store, owner } = await fresh();
+        const takers = Array.from({ length: 8 }, () => wallet());
+        const txs = takers.map((w) => spend(owner, [GENESIS_OUTPUT], [single(w, 100 * MI)]));
+        const results = await Promise.allSettled(txs.map((t) => store.accept(t.acceptance)));
+        const won = results.flatMap((r, i) => (r.status === "fulfilled" && r.value.stored ? [i] : []));
+        expect(won).toHaveLength(1);
+        for (const [i, r] of results.entries()) {
+          if (i === won[0]) continue;
+          expect(r.status).toBe("rejected");
+          expect(((r as PromiseRejectedResult).reason as ProtocolError).code).toBe("INPUT_SPENT");
+          expect(await store.has(txs[i]!.acceptance.id)).toBe(false);
+          expect(await store.output(txs[i]!.created[0]!)).toBeUndefined();
+          expect((await store.addressBalance(takers[i]!.address)).balance).toBe(0);
+        }
+        const winner = won[0]!;
+        expect((await store.output(GENESIS_OUTPUT))?.spent?.transactionId).toBe(txs[winner]!.transactionId);
+        expect((await store.addressBalance(takers[winner]!.address)).balance).toBe(100 * MI);
+        expect((await store.addressBalance(owner.address)).balance).toBe(0);
+      });
+
+      it("of two transactions that would each fill an address's last dust slot at the same instant, exactly one is accepted", async () => {
+        const { store, owner } = await fresh();
+        const dusty = wallet();
+        const second = wallet();
+        const { rest, extra } = await fillDust(store, owner, dusty, 9, [single(second, 10 * MI)]);
+        const left = 100 * MI - MI - 10 * MI - Array.from({ length: 9 }, (_, i) => 100_000 + i).reduce((a, b) => a + b, 0);
+        const one = spend(owner, [rest], [single(dusty, 200_000), single(owner, left - 200_000)]);
+        const two = spend(second, [extra[0]!], [single(dusty, 300_000), single(second, 10 * MI - 300_000)]);
+        const results = await Promise.allSettled([store.accept(one.acceptance), store.accept(two.acceptance)]);
+        expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+        const rejected = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+        expect((rejected.reason as ProtocolError).code).toBe("DUST_RULE");
+        expect((await store.addressBalance(dusty.address)).dustOutputs).toBe(10);
+      });
+    });
+
+    describe("milestones: stored and confirmed in the same write as the coordinator's message", () => {
+      async function confirmedOnce(): Promise<{ store: NodeStore; tx: ReturnType<typeof spend>; milestone: MilestoneApplication; conflicting: string; ms: ReturnType<typeof indexation> }> {
+        const { store, owner } = await fresh();
+        const tx = spend(owner, [GENESIS_OUTPUT], [single(wallet(), 60 * MI), single(owner, 40 * MI)]);
+        await store.accept(tx.acceptance);
+        const other = indexation([ZERO_MESSAGE_ID], "conflicting one");
+        await store.accept(other);
+        const ms = indexation([tx.acceptance.id, other.id], "milestone 1");
+        const milestone: MilestoneApplication = {
+          index: 1,
+          messageId: ms.id,
+          timestamp: 1_700_000_000,
+          referenced: [
+            { messageId: tx.acceptance.id, ledgerInclusionState: "included" },
+            { messageId: other.id, ledgerInclusionState: "conflicting", conflictReason: 2 },
+            { messageId: ms.id, ledgerInclusionState: "noTransaction" },
+          ],
+          createdOutputs: tx.created,
+          consumedOutputs: [GENESIS_OUTPUT],
+        };
+        expect(await store.accept({ ...ms, milestone })).toEqual({ stored: true });
+        return { store, tx, milestone, conflicting: other.id, ms };
+      }
+
+      it("the milestone, its UTXO changes and the metadata, outputs and spends it confirms", async () => {
+        const { store, tx, milestone, conflicting, ms } = await confirmedOnce();
+        expect(await store.milestone(1)).toEqual({ index: 1, messageId: ms.id, timestamp: 1_700_000_000 });
+        expect(await store.latestMilestone()).toEqual({ index: 1, messageId: ms.id, timestamp: 1_700_000_000 });
+        expect(await store.milestone(2)).toBeUndefined();
+        expect(await store.utxoChanges(1)).toEqual({ index: 1, createdOutputs: milestone.createdOutputs, consumedOutputs: [GENESIS_OUTPUT] });
+        expect(await store.utxoChanges(2)).toBeUndefined();
+        expect(await store.metadata(tx.acceptance.id)).toMatchObject({ referencedByMilestoneIndex: 1, ledgerInclusionState: "included" });
+        expect((await store.metadata(tx.acceptance.id))?.milestoneIndex).toBeUndefined();
+        expect(await store.metadata(conflicting)).toMatchObject({ referencedByMilestoneIndex: 1, ledgerInclusionState: "conflicting", conflictReason: 2 });
+        expect(await store.metadata(ms.id)).toMatchObject({ referencedByMilestoneIndex: 1, milestoneIndex: 1, ledgerInclusionState: "noTransaction" });
+        for (const id of tx.created) expect((await store.output(id))?.milestoneIndexBooked).toBe(1);
+        expect((await store.output(GENESIS_OUTPUT))?.spent).toEqual({ transactionId: tx.transactionId, messageId: tx.acceptance.id, milestoneIndex: 1 });
+      });
+
+      it("an index that is not the next one is refused (MILESTONE_CONFLICT) and nothing is written", async () => {
+        const { store, ms } = await confirmedOnce();
+        for (const index of [1, 3]) {
+          const m = indexation([ms.id], `milestone ${index} again`);
+          const error = await refusal(store.accept({ ...m, milestone: { index, messageId: m.id, timestamp: 1, referenced: [{ messageId: m.id, ledgerInclusionState: "noTransaction" }], createdOutputs: [], consumedOutputs: [] } }));
+          expect(error.code).toBe("MILESTONE_CONFLICT");
+          expect(await store.has(m.id)).toBe(false);
+        }
+        expect((await store.latestMilestone())?.index).toBe(1);
+      });
+
+      it("of two milestones with the next index written at the same instant, exactly one lands", async () => {
+        const { store, ms } = await confirmedOnce();
+        const candidates = ["a", "b"].map((tag) => indexation([ms.id], `milestone 2 ${tag}`));
+        const results = await Promise.allSettled(
+          candidates.map((m) => store.accept({ ...m, milestone: { index: 2, messageId: m.id, timestamp: 2, referenced: [{ messageId: m.id, ledgerInclusionState: "noTransaction" }], createdOutputs: [], consumedOutputs: [] } })),
+        );
+        expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+        expect(((results.find((r) => r.status === "rejected") as PromiseRejectedResult).reason as ProtocolError).code).toBe("MILESTONE_CONFLICT");
+        const latest = await store.latestMilestone();
+        expect(latest?.index).toBe(2);
+        expect(candidates.map((c) => c.id)).toContain(latest?.messageId);
+      });
+    });
+
+    describe("prove-ownership nonces, revoked JWT ids and shared secrets", () => {
+      it("a nonce is redeemed exactly once, also when redeemed many times at the same instant", async () => {
+        const { store } = await fresh();
+        const now = Date.now();
+        expect(await store.redeemNonce("nonce-1", now + 60_000)).toBe(true);
+        expect(await store.redeemNonce("nonce-1", now + 60_000)).toBe(false);
+        const results = await Promise.all(Array.from({ length: 16 }, () => store.redeemNonce("nonce-2", now + 60_000)));
+        expect(results.filter(Boolean)).toHaveLength(1);
+      });
+
+      it("sweep forgets expired nonces and revocations and keeps live ones; a revocation keeps its latest expiry", async () => {
+        const { store } = await fresh();
+        const now = 1_000_000;
+        await store.redeemNonce("old", now - 1);
+        await store.redeemNonce("live", now + 10_000);
+        await store.revokeToken("jti-old", now - 1);
+        await store.revokeToken("jti-live", now + 10_000);
+        await store.revokeToken("jti-extended", now + 20_000);
+        await store.revokeToken("jti-extended", now - 5);
+        expect(await store.isTokenRevoked("jti-old")).toBe(true);
+        expect(await store.isTokenRevoked("jti-never")).toBe(false);
+        await store.sweep(now);
+        expect(await store.isTokenRevoked("jti-old")).toBe(false);
+        expect(await store.isTokenRevoked("jti-live")).toBe(true);
+        expect(await store.isTokenRevoked("jti-extended")).toBe(true);
+        expect(await store.redeemNonce("live", now + 10_000)).toBe(false);
+        expect(await store.redeemNonce("old", now + 10_000)).toBe(true);
+      });
+
+      it("a secret is created once and then always the same, also when asked for many times at the same instant", async () => {
+        const { store } = await fresh();
+        let created = 0;
+        const make = (): Uint8Array => {
+          created++;
+          return globalThis.crypto.getRandomValues(new Uint8Array(32));
+        };
+        const values = await Promise.all(Array.from({ length: 8 }, () => store.secret("nonce-mac", make)));
+        for (const v of values) expect(Buffer.from(v).equals(Buffer.from(values[0]!))).toBe(true);
+        const later = await store.secret("nonce-mac", make);
+        expect(Buffer.from(later).equals(Buffer.from(values[0]!))).toBe(true);
+        expect(created).toBeGreaterThanOrEqual(1);
+        const other = await store.secret("another", make);
+        expect(Buffer.from(other).equals(Buffer.from(values[0]!))).toBe(false);
+      });
+    });
+
+    describe.skipIf(!engine.persistent)("durability: a store opened again holds everything written before", () => {
+      it("messages, metadata, children, index, tips, outputs, balances, milestones, nonces, revocations and secrets", async () => {
+        const { store, storage, owner } = await fresh();
+        const to = wallet();
+        const tx = spend(owner, [GENESIS_OUTPUT], [single(to, 25 * MI), single(owner, 75 * MI)], [ZERO_MESSAGE_ID], "kept");
+        await store.accept(tx.acceptance);
+        const note = indexation([tx.acceptance.id], "kept", "a note");
+        await store.accept(note);
+        const ms = indexation([note.id], "milestone");
+        await store.accept({
+          ...ms,
+          milestone: { index: 1, messageId: ms.id, timestamp: 42, referenced: [{ messageId: tx.acceptance.id, ledgerInclusionState: "included" }, { messageId: note.id, ledgerInclusionState: "noTransaction" }, { messageId: ms.id, ledgerInclusionState: "noTransaction" }], createdOutputs: tx.created, consumedOutputs: [GENESIS_OUTPUT] },
+        });
+        await store.redeemNonce("kept-nonce", Date.now() + 60_000);
+        await store.revokeToken("kept-jti", Date.now() + 60_000);
+        const secret = await store.secret("kept-secret", () => globalThis.crypto.getRandomValues(new Uint8Array(32)));
+
+        const snapshot = async (s: NodeStore): Promise<unknown> => ({
+          messages: await Promise.all([tx.acceptance.id, note.id, ms.id].map(async (id) => ({ bytes: Buffer.from((await s.get(id))!.bytes).toString("hex"), metadata: await s.metadata(id), children: await s.children(id, 10) }))),
+          index: await s.findByIndex(utf8.encode("kept"), 10),
+          tips: sorted(await s.tips(100)),
+          outputs: await Promise.all([GENESIS_OUTPUT, ...tx.created].map((id) => s.output(id))),
+          balances: await Promise.all([owner, to].map((w) => s.addressBalance(w.address))),
+          addressOutputs: await s.addressOutputs(owner.address, { max: 10, includeSpent: true }),
+          milestone: await s.milestone(1),
+          latest: await s.latestMilestone(),
+          changes: await s.utxoChanges(1),
+          revoked: await s.isTokenRevoked("kept-jti"),
+        });
+        const before = await snapshot(store);
+        await store.close();
+
+        const again = storage.store();
+        cleanup.push(() => again.close());
+        expect(await again.open({ network: NETWORK, genesis: genesisOf(wallet(), MI) })).toEqual({ created: false, ledger: true });
+        expect(await snapshot(again)).toEqual(before);
+        expect(await again.redeemNonce("kept-nonce", Date.now() + 60_000)).toBe(false);
+        const kept = await again.secret("kept-secret", () => new Uint8Array(32));
+        expect(Buffer.from(kept).equals(Buffer.from(secret))).toBe(true);
+        // And it goes on: the next write sees the ledger as it was.
+        const after = spend(owner, [tx.created[tx.payload.essence.outputs.findIndex((o) => o.amount === 75 * MI)]!], [single(to, 75 * MI)], [ms.id]);
+        expect(await again.accept(after.acceptance)).toEqual({ stored: true });
+        expect((await again.addressBalance(to.address)).balance).toBe(100 * MI);
+        expect((await refusal(again.accept(spend(owner, [GENESIS_OUTPUT], [single(to, 100 * MI)]).acceptance))).code).toBe("INPUT_SPENT");
+      });
+    });
+  });
+});

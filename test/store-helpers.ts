@@ -1,0 +1,225 @@
+// Fixtures for the storage tests: real messages (canonical bytes and ids), signed transactions with their ledger
+// mutation, the engines under test (memory, LMDB in a temporary directory, PostgreSQL in a database of its own), and
+// the PostgreSQL test database each test file creates and drops.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { inject } from "vitest";
+import { toHex } from "../src/bytes/hex.js";
+import { encodeMessage } from "../src/model/codec.js";
+import { messageId, networkId, outputId, transactionId } from "../src/model/ids.js";
+import { buildTransactionPayload } from "../src/model/transaction.js";
+import type { Message, Output, TransactionPayload } from "../src/model/types.js";
+import { ledgerMutation } from "../src/node/ledger.js";
+import { LmdbStore, MemoryStore, PostgresStore, ZERO_MESSAGE_ID, type Acceptance, type GenesisOutput, type NodeStore } from "../src/node/index.js";
+import { wallet, type Wallet } from "./node-helpers.js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** A reachable PostgreSQL server's URL (any database on it), or "" when the PostgreSQL tests are skipped. */
+    postgresUrl: string;
+  }
+}
+
+export const NETWORK = "chrysalis-store-test";
+export const NETWORK_ID = networkId(NETWORK);
+const utf8 = new TextEncoder();
+
+export { wallet, type Wallet };
+
+/** The PostgreSQL server the tests use, or undefined (then the PostgreSQL tests are skipped; the global setup said so). */
+export function postgresUrl(): string | undefined {
+  const url = inject("postgresUrl");
+  return url === "" ? undefined : url;
+}
+
+export interface TestDatabase {
+  readonly url: string;
+  readonly name: string;
+  drop(): Promise<void>;
+}
+
+/** A new database with a random name on the test server; `drop` removes it (closing whatever still uses it). */
+export async function createTestDatabase(serverUrl: string, label: string): Promise<TestDatabase> {
+  const name = `chrysalis_${label}_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    async drop() {
+      const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+/** A temporary directory, removed by `remove`. */
+export function tempDir(label: string): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), `chrysalis-${label}-`));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Messages
+
+/** Parents as the model wants them: 32-byte ids, sorted, unique. */
+export function parentsOf(ids: readonly string[]): Uint8Array[] {
+  return [...new Set(ids.map((id) => id.toLowerCase()))].sort().map((id) => Uint8Array.from(Buffer.from(id, "hex")));
+}
+
+/** A message as the pipeline hands it to the store: canonical bytes, its id, arrival now. */
+export function acceptance(message: Message, extra: Partial<Acceptance> = {}): Acceptance {
+  const bytes = encodeMessage(message);
+  return { id: messageId(bytes), bytes, message, arrivalTime: Date.now(), coneRoots: { oldest: 0, youngest: 0 }, ...extra };
+}
+
+/** An indexation message under `parents` with index `index`. */
+export function indexation(parents: readonly string[], index: string, data = ""): Acceptance {
+  return acceptance({ networkId: NETWORK_ID, parents: parentsOf(parents), payload: { type: 2, index: utf8.encode(index), data: utf8.encode(data) }, nonce: 7n });
+}
+
+export interface Spend {
+  readonly payload: TransactionPayload;
+  readonly transactionId: string;
+  /** The acceptance with its ledger mutation. */
+  readonly acceptance: Acceptance;
+  /** Output id of each created output, in the payload's (canonical) order. */
+  readonly created: string[];
+}
+
+/** A signed transaction spending `inputs` (owned by `from`) into `outputs`, in a message under `parents`. */
+export function spend(from: Wallet, inputs: readonly string[], outputs: readonly Output[], parents: readonly string[] = [ZERO_MESSAGE_ID], index?: string): Spend {
+  const payload = buildTransactionPayload({
+    inputs: inputs.map((id) => ({ transactionId: id.slice(0, 64), transactionOutputIndex: Number.parseInt(id.slice(66, 68) + id.slice(64, 66), 16), seed: from.seed })),
+    outputs: [...outputs],
+    ...(index !== undefined ? { indexation: { type: 2, index: utf8.encode(index), data: new Uint8Array(0) } } : {}),
+  });
+  const txId = transactionId(payload);
+  const message: Message = { networkId: NETWORK_ID, parents: parentsOf(parents), payload, nonce: 3n };
+  return {
+    payload,
+    transactionId: txId,
+    acceptance: acceptance(message, { ledger: ledgerMutation(txId, payload) }),
+    created: payload.essence.outputs.map((_, i) => outputId(txId, i)),
+  };
+}
+
+export function single(to: Wallet, amount: number): Output {
+  return { type: 0, address: { type: 0, address: to.address }, amount };
+}
+
+export function dustAllowance(to: Wallet, amount: number): Output {
+  return { type: 1, address: { type: 0, address: to.address }, amount };
+}
+
+export const GENESIS_OUTPUT = outputId("0".repeat(64), 0);
+
+export function genesisOf(owner: Wallet, amount: number): GenesisOutput[] {
+  return [{ outputId: GENESIS_OUTPUT, output: single(owner, amount) }];
+}
+
+export function hexOf(bytes: Uint8Array): string {
+  return toHex(bytes);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Engines
+
+export interface EngineOptions {
+  maxTips?: number;
+  entryPoints?: string[];
+}
+
+/** An engine under test: `make` gives a new, unopened store on fresh storage (or on `shared` storage to reopen it). */
+export interface Engine {
+  readonly name: "memory" | "lmdb" | "postgres";
+  /** Whether a store closed and made again on the same storage keeps what was written (not the memory engine). */
+  readonly persistent: boolean;
+  /** Fresh storage for one test. */
+  storage(): Promise<Storage>;
+}
+
+export interface Storage {
+  /** A new store instance on this storage. */
+  store(options?: EngineOptions): NodeStore;
+  /** Marks the storage as written by a newer schema version than this code knows. */
+  bumpSchema(): Promise<void>;
+  /** Removes the storage (after its stores are closed). */
+  remove(): Promise<void>;
+}
+
+export const memoryEngine: Engine = {
+  name: "memory",
+  persistent: false,
+  async storage() {
+    let store: MemoryStore | undefined;
+    return {
+      // The memory engine's storage is the instance itself.
+      store: (options = {}) => (store ??= new MemoryStore(options)),
+      async bumpSchema() {
+        throw new Error("the memory engine has no schema on storage");
+      },
+      async remove() {},
+    };
+  },
+};
+
+export const lmdbEngine: Engine = {
+  name: "lmdb",
+  persistent: true,
+  async storage() {
+    const dir = tempDir("lmdb");
+    return {
+      store: (options = {}) => new LmdbStore({ path: dir.path, ...options }),
+      async bumpSchema() {
+        const { open } = await import("lmdb");
+        const db = open<Buffer, Buffer>({ path: dir.path, keyEncoding: "binary", encoding: "binary" });
+        const version = Buffer.alloc(4);
+        version.writeUInt32BE(99);
+        await db.put(Buffer.concat([Buffer.from([0]), Buffer.from("schema")]), version);
+        await db.close();
+      },
+      async remove() {
+        dir.remove();
+      },
+    };
+  },
+};
+
+/** PostgreSQL engine: each storage is a database of its own on the test server. */
+export function postgresEngine(serverUrl: string): Engine {
+  return {
+    name: "postgres",
+    persistent: true,
+    async storage() {
+      const db = await createTestDatabase(serverUrl, "contract");
+      return {
+        store: (options = {}) => new PostgresStore({ connectionString: db.url, maxConnections: 8, ...options }),
+        async bumpSchema() {
+          const client = new pg.Client({ connectionString: db.url });
+          await client.connect();
+          try {
+            await client.query("INSERT INTO chrysalis.schema_migrations (version, description) VALUES (99, 'from the future')");
+          } finally {
+            await client.end();
+          }
+        },
+        remove: () => db.drop(),
+      };
+    },
+  };
+}
