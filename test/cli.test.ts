@@ -1,7 +1,7 @@
 // The `chrysalis` command, run as users run it: `node dist/cli/main.js …` (npm test builds dist first).
 // Output formats, the vectors, --help on each command, and one-line errors with non-zero exit codes.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -113,7 +113,7 @@ describe("chrysalis (dist/cli/main.js)", () => {
     const keys = generateIdentityKeyPair();
     writeFileSync(join(dir, "ids.json"), JSON.stringify({ "did:iota:cli-test": toHex(keys.publicKey) }));
     writeFileSync(join(dir, "secret"), "a jwt secret for the cli test, 32 bytes or more\n");
-    const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--network", "chrysalis-cli", "--min-pow-score", "50", "--workers", "1", "--jwt-secret-file", join(dir, "secret"), "--identities", join(dir, "ids.json")], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--network", "chrysalis-cli", "--min-pow-score", "50", "--workers", "1", "--jwt-secret-file", join(dir, "secret"), "--identities", join(dir, "ids.json"), "--data-dir", join(dir, "data")], { stdio: ["ignore", "pipe", "pipe"] });
     try {
       let out = "";
       const url = await new Promise<string>((resolve, reject) => {
@@ -134,8 +134,10 @@ describe("chrysalis (dist/cli/main.js)", () => {
       child.kill("SIGTERM");
       expect(await exited).toBe(0);
       expect(out).toContain("stopped");
+      expect(out).toContain(`storage: LMDB in ${join(dir, "data")} (new store, no ledger)`);
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

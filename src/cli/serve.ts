@@ -4,12 +4,41 @@ import { readFile } from "node:fs/promises";
 import { TOTAL_SUPPLY } from "../bytes/limits.js";
 import { parseBech32Address } from "../crypto/index.js";
 import { outputId } from "../model/ids.js";
-import { MemoryLedger, UpstreamStore, type NodeOptions } from "../node/index.js";
+import { LmdbStore, MemoryLedger, MemoryStore, PostgresStore, UpstreamStore, isDatabaseUrl, type NodeOptions, type NodeStore } from "../node/index.js";
 import type { Command } from "./commands.js";
 import { UsageError, write } from "./io.js";
 import { loadIdentityRegistry, startNode, type SetupOptions } from "./setup.js";
 
 export const GENESIS_TRANSACTION_ID = "0".repeat(64);
+
+const DEFAULT_DATA_DIR = "./chrysalis-data";
+const SWEEP_INTERVAL_MS = 10 * 60_000;
+
+interface StorageChoice {
+  store: NodeStore;
+  /** For the start-up line: the engine and where its data is (never a password). */
+  description: string;
+}
+
+/**
+ * The store the storage options name: --in-memory, --database (or CHRYSALIS_DATABASE_URL), else --data-dir (default
+ * ./chrysalis-data). Naming two is a usage error; so is naming one with --upstream, which stores nothing itself.
+ */
+function chooseStorage(values: { "data-dir"?: string | undefined; database?: string | undefined; "in-memory"?: boolean | undefined; upstream?: string | undefined }): StorageChoice {
+  const named = [values["data-dir"] !== undefined && "--data-dir", values.database !== undefined && "--database", values["in-memory"] === true && "--in-memory"].filter(Boolean);
+  if (named.length > 1) throw new UsageError(`${named.join(" and ")} cannot be used together: choose one storage`);
+  if (values.upstream !== undefined && named.length > 0) throw new UsageError(`${named[0]} cannot be used with --upstream: the upstream node stores the messages`);
+  if (values["in-memory"] === true) return { store: new MemoryStore(), description: "in memory (nothing is kept when the node stops)" };
+  const environment = process.env.CHRYSALIS_DATABASE_URL;
+  const database = values.database ?? (values["data-dir"] === undefined && environment !== undefined && environment !== "" ? environment : undefined);
+  if (database !== undefined) {
+    if (!isDatabaseUrl(database)) throw new UsageError("--database takes a postgres:// or postgresql:// URL");
+    const store = new PostgresStore(database);
+    return { store, description: `PostgreSQL at ${store.target}` };
+  }
+  const store = new LmdbStore(values["data-dir"] ?? DEFAULT_DATA_DIR);
+  return { store, description: `LMDB in ${store.path}` };
+}
 
 export const serveCommand: Command = {
   summary: "run a node: POST /api/v1/messages, prove-ownership, info, tips, messages",
@@ -27,12 +56,20 @@ Options:
   --jwt-lifetime <d>         JWT lifetime: seconds or "15m", "2h", "1d" (default 1h)
   --identities <file>        identity registry: {"<id>": "<public key hex|Base58>" | DID document, …}
   --open-submit              accept messages without a JWT even when JWTs are configured
-  --genesis <bech32>         keep a ledger with the total supply at this address (enables semantic checks)
+  --genesis <bech32>         keep a ledger with the total supply at this address (enables semantic checks);
+                             applied only when the store is new
   --upstream <url>           forward accepted messages to this node (tips and info come from it)
   --cors <origin>            allow browser clients from this origin ("*" for any)
 
+Storage (one of):
+  --data-dir <dir>           the embedded store (LMDB) in this directory (default ./chrysalis-data)
+  --database <url>           PostgreSQL, postgres://user@host:port/db; several instances may share it.
+                             Also CHRYSALIS_DATABASE_URL
+  --in-memory                keep nothing: everything is gone when the node stops
+
 With a JWT secret, GET/POST /authentication/prove-ownership/:identityId are served and POST /api/v1/messages
-requires "Authorization: Bearer <jwt>" (unless --open-submit). Stops gracefully on SIGINT/SIGTERM.`,
+requires "Authorization: Bearer <jwt>" (unless --open-submit). Stops gracefully on SIGINT/SIGTERM.
+A message is answered 201 only once it is durable in the store (on disk, or committed in PostgreSQL).`,
   async run(args) {
     const { values } = parseArgs({
       args,
@@ -51,6 +88,9 @@ requires "Authorization: Bearer <jwt>" (unless --open-submit). Stops gracefully 
         genesis: { type: "string" },
         upstream: { type: "string" },
         cors: { type: "string" },
+        "data-dir": { type: "string" },
+        database: { type: "string" },
+        "in-memory": { type: "boolean", default: false },
       },
       strict: true,
     });
@@ -60,6 +100,7 @@ requires "Authorization: Bearer <jwt>" (unless --open-submit). Stops gracefully 
     let network = values.network;
     let minScore = values["min-pow-score"] === undefined ? undefined : Number(values["min-pow-score"]);
     if (minScore !== undefined && (!Number.isFinite(minScore) || minScore < 0)) throw new UsageError("--min-pow-score takes a number ≥ 0");
+    const storage = chooseStorage(values);
     if (values.upstream !== undefined) {
       const store = new UpstreamStore(values.upstream);
       const info = await store.info();
@@ -69,7 +110,7 @@ requires "Authorization: Bearer <jwt>" (unless --open-submit). Stops gracefully 
       network = info.networkId;
       minScore ??= info.minPoWScore;
       options.bech32Hrp = info.bech32HRP;
-    }
+    } else options.store = storage.store;
     if (network !== undefined) options.network = network;
     if (minScore !== undefined) options.minPoWScore = minScore;
     if (values["no-pow"]) options.pow = false;
@@ -101,11 +142,20 @@ requires "Authorization: Bearer <jwt>" (unless --open-submit). Stops gracefully 
 
     const setup = await startNode(options);
     const info = setup.node.info;
+    if (values.upstream === undefined) {
+      const state = setup.storage.created ? "new store" : "existing store";
+      write(`storage: ${storage.description} (${state}, ${setup.storage.ledger ? "ledger on" : "no ledger"})`);
+      if (values.genesis !== undefined && !setup.storage.created) write("--genesis ignored: it applies only to a new store");
+    }
+    // Redeemed nonces and revocations past their expiry are dropped now and then; a failed sweep is retried next time.
+    const sweeper = setInterval(() => void setup.node.store.sweep(Date.now()).catch(() => undefined), SWEEP_INTERVAL_MS);
+    sweeper.unref();
     write(`chrysalis node listening on ${setup.server.url} (network ${info.networkId}, min PoW score ${info.minPoWScore}${setup.jwt ? ", JWT required to submit" : ""})`);
     await new Promise<void>((resolve) => {
       const stop = (): void => {
         process.off("SIGINT", stop);
         process.off("SIGTERM", stop);
+        clearInterval(sweeper);
         write("shutting down: letting in-flight requests finish …");
         setup.close().then(resolve, resolve);
       };

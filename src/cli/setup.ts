@@ -13,11 +13,13 @@ import {
   publicKeyFromDidDocument,
   type JwtService,
 } from "../auth/index.js";
-import { createHandler, createNode, serve, type ChrysalisNode, type NodeOptions, type RunningServer } from "../node/index.js";
+import { createHandler, createNode, serve, type ChrysalisNode, type NodeOptions, type RunningServer, type StoreOpenResult } from "../node/index.js";
 import { UsageError } from "./io.js";
 
 export interface NodeSetup {
   node: ChrysalisNode;
+  /** What opening the store found: a new store (genesis applied) or an existing one, and whether it keeps a ledger. */
+  storage: StoreOpenResult;
   server: RunningServer;
   jwt: JwtService | undefined;
   registry: MemoryIdentityRegistry;
@@ -77,6 +79,15 @@ export async function loadIdentityRegistry(file: string, registry = new MemoryId
 /** Starts a node with its HTTP server. */
 export async function startNode(options: SetupOptions): Promise<NodeSetup> {
   const node = createNode(options);
+  // The store opens before the port does: a store that cannot open (a damaged data directory, an unreachable database,
+  // another network) fails the start with its one-line reason; a node never serves on no store or a fresh one instead.
+  let storage: StoreOpenResult;
+  try {
+    storage = await node.ready();
+  } catch (error) {
+    await node.close().catch(() => undefined);
+    throw error;
+  }
   const registry = options.registry ?? new MemoryIdentityRegistry();
   let jwt: JwtService | undefined;
   const lifetime = options.jwtLifetime !== undefined ? { lifetime: options.jwtLifetime } : {};
@@ -106,5 +117,5 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
     await node.close();
     throw new UsageError(`cannot listen on ${options.host ?? "127.0.0.1"}:${options.port ?? 0}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  return { node, server, jwt, registry, close: () => server.close() };
+  return { node, storage, server, jwt, registry, close: () => server.close() };
 }

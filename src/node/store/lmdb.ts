@@ -22,8 +22,8 @@
 //   0e blake2b(nonce)                redeemed prove-ownership nonces → expiry (f64 ms)
 //   0f blake2b(jti)                  revoked JWT ids → expiry (f64 ms)
 //   10 name                          shared secrets
-import { mkdirSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { closeSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { RootDatabase } from "lmdb";
 import { ProtocolError } from "../../bytes/errors.js";
 import { fromHex, toHex } from "../../bytes/hex.js";
@@ -184,6 +184,7 @@ export class LmdbStore implements NodeStore {
       throw new NodeError("STORE_UNAVAILABLE", `the embedded store needs the "lmdb" package (npm install lmdb): ${(error as Error).message}`, { cause: error });
     }
     this.#prepareDirectory();
+    checkDataFile(join(this.path, "data.mdb"));
     try {
       this.#db = lmdb.open<Buffer, Buffer>({
         path: this.path,
@@ -650,6 +651,42 @@ function reason(error: unknown): string {
   const e = error as { code?: unknown; message?: unknown };
   const message = typeof e.message === "string" ? e.message : String(error);
   return typeof e.code === "string" && !message.includes(e.code) ? `${e.code}: ${message}` : message;
+}
+
+// LMDB's meta pages (pages 0 and 1), as lmdb-js's LMDB writes them: a 24-byte page header, then the magic, the format
+// version, the map address and size, the free and main databases (48 bytes each; the free database's first field holds
+// the page size), the last page number and the transaction id.
+const META_MAGIC = 0xbeefc0de;
+const META_PAGE = { magic: 0x18, pageSize: 0x30, lastPage: 0x90, txnId: 0x98, end: 0xa0 } as const;
+
+/**
+ * Refuses a data file LMDB would crash on rather than reject: LMDB trusts its file, and a file that is not one (or was
+ * cut short) makes it read outside the map (a segmentation fault, not an error). Checks that a meta page carries the
+ * magic and that the file holds every page the newest meta page counts. Damage inside the data pages is not detected.
+ */
+function checkDataFile(file: string): void {
+  const stat = statSync(file, { throwIfNoEntry: false });
+  if (stat === undefined || stat.size === 0) return;
+  const corrupt = (why: string): NodeError => new NodeError("STORE_CORRUPT", `the data file ${file} cannot be read as a store: ${why}`);
+  const head = Buffer.alloc(Math.min(stat.size, 2 * 65536));
+  const fd = openSync(file, "r");
+  try {
+    readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const metaAt = (offset: number): { pageSize: number; lastPage: number; txnId: number } | undefined => {
+    if (offset + META_PAGE.end > head.length || head.readUInt32LE(offset + META_PAGE.magic) !== META_MAGIC) return undefined;
+    return { pageSize: head.readUInt32LE(offset + META_PAGE.pageSize), lastPage: Number(head.readBigUInt64LE(offset + META_PAGE.lastPage)), txnId: Number(head.readBigUInt64LE(offset + META_PAGE.txnId)) };
+  };
+  const first = metaAt(0);
+  const pageSize = first?.pageSize ?? 4096;
+  if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) throw corrupt(`implausible page size ${pageSize}`);
+  const metas = [first, metaAt(pageSize)].filter((m) => m !== undefined);
+  if (metas.length === 0) throw corrupt("it is not an LMDB data file (no meta page)");
+  const newest = metas.reduce((a, b) => (b.txnId > a.txnId ? b : a));
+  const needed = (newest.lastPage + 1) * pageSize;
+  if (stat.size < needed) throw corrupt(`it is truncated (${stat.size} of ${needed} bytes)`);
 }
 
 /** What a failure to open the environment means for the operator: a damaged file, or a directory LMDB cannot use. */

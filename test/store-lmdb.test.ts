@@ -1,0 +1,137 @@
+// The embedded engine's faults, on real LMDB files: a data directory that is damaged, cut short, not ours or not a
+// directory refuses to open with a reason naming its path (never a fresh ledger over it), and a full disk (a tmpfs of
+// 1 MiB mounted for the test) refuses writes with STORE_UNAVAILABLE / HTTP 503, writes nothing half, and recovers by
+// itself once there is room again.
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, rmdirSync, truncateSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ProtocolError } from "../src/bytes/errors.js";
+import { encodeMessage } from "../src/model/codec.js";
+import { messageId } from "../src/model/ids.js";
+import { createHandler, createNode, LmdbStore, serve, ZERO_MESSAGE_ID, type NodeStore } from "../src/node/index.js";
+import { indexation, NETWORK, NETWORK_ID, parentsOf, tempDir } from "./store-helpers.js";
+
+async function refusal(work: Promise<unknown>): Promise<ProtocolError> {
+  const error = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, "expected a refusal").toBeInstanceOf(ProtocolError);
+  return error as ProtocolError;
+}
+
+describe("the embedded store refuses a data directory it cannot use, naming it", () => {
+  const dir = tempDir("lmdb-faults");
+  afterAll(() => dir.remove());
+
+  it("a data file that is not an LMDB file: STORE_CORRUPT", async () => {
+    const path = join(dir.path, "garbage");
+    mkdirSync(path);
+    writeFileSync(join(path, "data.mdb"), globalThis.crypto.getRandomValues(new Uint8Array(65536)));
+    const error = await refusal(new LmdbStore(path).open({ network: NETWORK }));
+    expect(error.code).toBe("STORE_CORRUPT");
+    expect(error.message).toContain(join(path, "data.mdb"));
+  });
+
+  it("a data file cut short: STORE_CORRUPT, and the store it was is not replaced by a fresh one", async () => {
+    const path = join(dir.path, "good");
+    const store = new LmdbStore(path);
+    await store.open({ network: NETWORK });
+    for (let i = 0; i < 300; i++) await store.accept(indexation([ZERO_MESSAGE_ID], `filler ${i}`, "x".repeat(2000)));
+    await store.close();
+    const cut = join(dir.path, "cut");
+    mkdirSync(cut);
+    copyFileSync(join(path, "data.mdb"), join(cut, "data.mdb"));
+    truncateSync(join(cut, "data.mdb"), 3 * 4096);
+    const error = await refusal(new LmdbStore(cut).open({ network: NETWORK }));
+    expect(error.code).toBe("STORE_CORRUPT");
+    expect(error.message).toMatch(/truncated/);
+    // Still refused on a second try: nothing was written over it.
+    expect((await refusal(new LmdbStore(cut).open({ network: NETWORK }))).code).toBe("STORE_CORRUPT");
+  });
+
+  it("an LMDB database that is not a chrysalis store: STORE_CORRUPT", async () => {
+    const path = join(dir.path, "foreign");
+    const { open } = await import("lmdb");
+    const db = open({ path });
+    await db.put("someone else's", "data");
+    await db.close();
+    const error = await refusal(new LmdbStore(path).open({ network: NETWORK }));
+    expect(error.code).toBe("STORE_CORRUPT");
+    expect(error.message).toContain(path);
+  });
+
+  it("a data directory that is a file: STORE_UNAVAILABLE naming it", async () => {
+    const path = join(dir.path, "a-file");
+    writeFileSync(path, "not a directory");
+    const error = await refusal(new LmdbStore(path).open({ network: NETWORK }));
+    expect(error.code).toBe("STORE_UNAVAILABLE");
+    expect(error.message).toContain(path);
+  });
+});
+
+// A full disk needs a small filesystem: a tmpfs this test mounts (it runs as root here and in CI).
+const mountPoint = tempDir("lmdb-full");
+const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path], { encoding: "utf8" });
+if (mounted.status !== 0) console.log(`full-disk test skipped: cannot mount a tmpfs (${(mounted.stderr || mounted.error?.message || "").trim()})`);
+
+describe.skipIf(mounted.status !== 0)("a full disk: 503, nothing half-written, and the node recovers when there is room", () => {
+  let store: NodeStore;
+  const path = join(mountPoint.path, "data");
+  beforeAll(async () => {
+    store = new LmdbStore(path);
+  });
+  afterAll(async () => {
+    await store.close();
+    spawnSync("umount", [mountPoint.path]);
+    try {
+      rmdirSync(mountPoint.path);
+    } catch {
+      mountPoint.remove();
+    }
+  });
+
+  it("submissions answer 503 with Retry-After once the disk is full; the refused message left nothing; more room, and it goes on", async () => {
+    const node = createNode({ network: NETWORK, minPoWScore: 0, store, pow: false });
+    const server = await serve(createHandler(node), { host: "127.0.0.1", port: 0, onClose: () => node.close() });
+    try {
+      const submit = (i: number): Promise<Response> => {
+        const bytes = encodeMessage({ networkId: NETWORK_ID, parents: parentsOf([ZERO_MESSAGE_ID]), payload: { type: 2, index: new TextEncoder().encode("full"), data: new Uint8Array(16_000).fill(i & 0xff) }, nonce: BigInt(i + 1) });
+        return fetch(`${server.url}/api/v1/messages`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: bytes as Uint8Array<ArrayBuffer> });
+      };
+      const accepted: string[] = [];
+      let refused: { response: Response; id: string } | undefined;
+      for (let i = 0; i < 200 && refused === undefined; i++) {
+        const response = await submit(i);
+        if (response.status === 201) accepted.push(((await response.json()) as { data: { messageId: string } }).data.messageId);
+        else {
+          const bytes = encodeMessage({ networkId: NETWORK_ID, parents: parentsOf([ZERO_MESSAGE_ID]), payload: { type: 2, index: new TextEncoder().encode("full"), data: new Uint8Array(16_000).fill(i & 0xff) }, nonce: BigInt(i + 1) });
+          refused = { response, id: messageId(bytes) };
+        }
+      }
+      expect(refused, "the 1 MiB disk never filled").toBeDefined();
+      expect(accepted.length).toBeGreaterThan(5);
+      expect(refused!.response.status).toBe(503);
+      expect(refused!.response.headers.get("retry-after")).toBe("1");
+      const body = (await refused!.response.json()) as { error: { reason: string; message: string } };
+      expect(body.error.reason).toBe("STORE_UNAVAILABLE");
+      expect(body.error.message).toContain(path);
+      // Nothing of the refused message: not stored, not a child, not indexed, not a tip.
+      expect(await store.has(refused!.id)).toBe(false);
+      expect(await store.metadata(refused!.id)).toBeUndefined();
+      expect(await store.children(ZERO_MESSAGE_ID, 1000)).toEqual(accepted);
+      expect(await store.findByIndex(new TextEncoder().encode("full"), 1000)).toEqual(accepted);
+      expect((await store.tips(1000)).sort()).toEqual([...accepted].sort());
+      // Every acknowledged message reads back.
+      for (const id of accepted) expect(await store.has(id)).toBe(true);
+      // The process stayed up; given room, the same node accepts again without a restart.
+      expect(spawnSync("mount", ["-o", "remount,size=8m", mountPoint.path]).status).toBe(0);
+      const again = await submit(9999);
+      expect(again.status).toBe(201);
+      expect(await store.has(((await again.json()) as { data: { messageId: string } }).data.messageId)).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+});
