@@ -1,0 +1,97 @@
+// `chrysalis serve` as a child process, as an operator runs it (`node dist/cli/main.js serve …`, built by npm test):
+// started on 127.0.0.1 with an ephemeral port read from its "listening on" line, and killed by the test that started
+// it (`killAll` in afterAll catches any a failing test left running).
+import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+export const CLI = join(root, "dist/cli/main.js");
+
+export interface ServeProcess {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+  /** Milliseconds from spawn to its "listening on" line. */
+  readonly startMs: number;
+  /** SIGKILL, and waits for the exit. */
+  kill(): Promise<void>;
+  /** SIGTERM (graceful), and waits for the exit code. */
+  stop(): Promise<number | null>;
+}
+
+const running = new Set<ChildProcess>();
+
+/** Starts `serve` with `args` (storage, genesis, …) on 127.0.0.1:0; rejects with its output if it exits first. */
+export function startServe(args: readonly string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<ServeProcess> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [CLI, "serve", "--host", "127.0.0.1", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+  running.add(child);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => {
+    running.delete(child);
+    resolve(code);
+  }));
+  let out = "";
+  return new Promise<ServeProcess>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`serve did not listen within ${timeoutMs} ms: ${out}`));
+    }, timeoutMs);
+    const onData = (chunk: Buffer): void => {
+      out += chunk.toString();
+      const m = /listening on (http:\/\/[^ \s]+)/.exec(out);
+      if (m !== null) {
+        clearTimeout(timer);
+        const startMs = performance.now() - started;
+        resolve({
+          url: m[1]!,
+          child,
+          startMs,
+          output: () => out,
+          async kill() {
+            if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+            await exited;
+          },
+          async stop() {
+            if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited (${code}) before listening: ${out}`));
+    });
+  });
+}
+
+/** Runs `serve` expecting it to fail at start: its exit code and output. */
+export function failingServe(args: readonly string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, "serve", "--host", "127.0.0.1", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+  running.add(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      running.delete(child);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** SIGKILLs every serve process still running (for afterAll). */
+export async function killAll(): Promise<void> {
+  const waits = [...running].map((child) => new Promise<void>((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill("SIGKILL");
+  }));
+  await Promise.all(waits);
+}
