@@ -97,7 +97,8 @@ const OUTPUTS_PER_SEQ = 128;
 const INCLUSION: readonly LedgerInclusionState[] = ["noTransaction", "included", "conflicting"];
 
 // The message, its children and its tip entry in one statement; nothing but the message insert runs when the id is
-// already stored (m is then empty). The oldest tips past the bound are dropped in the same statement.
+// already stored (m is then empty). The oldest tips past the bound are dropped in the same statement, skipping rows
+// another writer holds: concurrent writers all reach for the same oldest tips, and waiting there made deadlocks.
 const INSERT_MESSAGE = `
 WITH m AS (
   INSERT INTO chrysalis.messages (id, bytes, index_key, arrival_time, cone_oldest, cone_youngest)
@@ -112,6 +113,7 @@ WITH m AS (
   DELETE FROM chrysalis.tips WHERE message_id IN (
     SELECT message_id FROM chrysalis.tips ORDER BY seq, message_id
     LIMIT greatest(0, (SELECT count(*) FROM chrysalis.tips) - $8::integer + 1)
+    FOR UPDATE SKIP LOCKED
   ) AND EXISTS (SELECT 1 FROM m)
 )
 SELECT seq FROM m`;
@@ -325,8 +327,7 @@ export class PostgresStore implements NodeStore {
       } catch (error) {
         broken = !(error instanceof ProtocolError) && !isSqlState(error);
         if (!broken) await client.query("ROLLBACK").catch(() => (broken = true));
-        const code = sqlState(error);
-        if ((code === "40001" || code === "40P01") && attempt < 5) continue;
+        if (retryable(error) && attempt < RETRIES) continue;
         throw this.#failure(error);
       } finally {
         // A connection whose state is unknown is destroyed rather than handed to the next request.
@@ -369,9 +370,15 @@ export class PostgresStore implements NodeStore {
     const mutation = acceptance.ledger;
     const milestone = acceptance.milestone;
     if (mutation === undefined && milestone === undefined) {
-      // One statement is one atomic write: no transaction round trips needed.
-      const rows = await this.#query<{ seq: string }>(insertMessage);
-      return { stored: rows.length > 0 };
+      // One statement is one atomic write: no transaction round trips needed. A deadlock aborts it whole; retried.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const rows = await this.#query<{ seq: string }>(insertMessage);
+          return { stored: rows.length > 0 };
+        } catch (error) {
+          if (!(attempt < RETRIES && retryable((error as { cause?: unknown }).cause))) throw error;
+        }
+      }
     }
 
     let consumed: Buffer[] = [];
@@ -675,6 +682,14 @@ function before(after: AddressBalance | undefined, delta: BalanceDelta | undefin
   if (after === undefined || delta === undefined) return after ?? EMPTY_BALANCE;
   return { balance: after.balance - delta.balance, dustAllowance: after.dustAllowance - delta.dustAllowance, dustOutputs: after.dustOutputs - delta.dustOutputs };
 }
+
+/** A deadlock or serialisation failure: the database aborted the transaction whole, so running it again is safe. */
+function retryable(error: unknown): boolean {
+  const code = sqlState(error);
+  return code === "40001" || code === "40P01";
+}
+
+const RETRIES = 5;
 
 function sqlState(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
