@@ -16,8 +16,8 @@ import {
   encodePayload,
   encodeTransactionEssence,
   encodeTransactionPayload,
-  selectCodecEngine,
 } from "../src/model/codec.js";
+import { selectCodecEngine } from "../src/model/interpreter.js";
 import type { Message } from "../src/model/types.js";
 import { arbMessage } from "./arbitraries.js";
 

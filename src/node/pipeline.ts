@@ -6,7 +6,7 @@ import { fromHex, toHex } from "../bytes/hex.js";
 import { MAX_PARENTS } from "../bytes/limits.js";
 import { decodeMessage, encodeMessage } from "../model/codec.js";
 import { messageId, networkId as networkIdOf, transactionId } from "../model/ids.js";
-import { jsonPath, partialMessageFromJson, type NodeInfoJson, type PartialMessage } from "../model/json.js";
+import { partialMessageFromJson, type NodeInfoJson, type PartialMessage } from "../model/json.js";
 import type { Message } from "../model/types.js";
 import { createMiner, powDigest, powScore, searchNonce, targetZeros, type Miner } from "../pow/index.js";
 import { abortError, isAbortError, NodeError } from "./errors.js";
@@ -241,16 +241,7 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     const parents = partial.parents !== undefined && partial.parents.length > 0 ? partial.parents : await parentsFromTips();
     const message: Message = { networkId: ownNetworkId, parents, nonce: hasNonce ? partial.nonce! : 0n };
     if (partial.payload !== undefined) message.payload = partial.payload;
-    let bytes: Uint8Array;
-    try {
-      bytes = encodeMessage(message);
-    } catch (error) {
-      // The codec names model fields (`parents`); a submitter wrote JSON (`parentMessageIds`).
-      if (error instanceof ProtocolError && error.path !== undefined && jsonPath(error.path) !== error.path) {
-        throw new ProtocolError(error.code, error.message.replace(/ \(at [^)]*\)$/, ""), { path: jsonPath(error.path), cause: error });
-      }
-      throw error;
-    }
+    const bytes = encodeMessage(message);
     if (hasNonce) checkPow(bytes);
     await checkSemantics(message);
     if (!hasNonce) {
