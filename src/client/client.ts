@@ -1,10 +1,9 @@
 // The typed HTTP client for a Chrysalis node and the prove-ownership service, built on fetch (runs in browsers too):
 // proves ownership and keeps the JWT, submits messages (optionally with local PoW), reads messages, info and tips.
-import { compareBytes } from "../bytes/bytes.js";
 import { ProtocolError } from "../bytes/errors.js";
-import { fromHex, toHex } from "../bytes/hex.js";
-import { MAX_PARENTS } from "../bytes/limits.js";
+import { toHex } from "../bytes/hex.js";
 import { encodeMessage } from "../model/codec.js";
+import { completeMessage } from "../model/complete.js";
 import { networkId as networkIdOf } from "../model/ids.js";
 import { messageFromJson, messageToJson, partialMessageFromJson, payloadToJson, type MessageJson, type NodeInfoJson, type PartialMessage } from "../model/json.js";
 import type { Message } from "../model/types.js";
@@ -222,24 +221,13 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
   }
 
   async function completeLocally(partial: PartialMessage, submit: SubmitMessageOptions): Promise<Message> {
-    const hasNonce = partial.nonce !== undefined && partial.nonce !== 0n;
-    const hasNetwork = partial.networkId !== undefined && partial.networkId !== 0n;
-    if (hasNonce && !hasNetwork) throw new ProtocolError("INVALID_ARGUMENT", "a message with a nonce must carry its networkId", { path: "networkId" });
-    const needInfo = !hasNetwork || !hasNonce;
-    const info = needInfo ? await cachedInfo() : undefined;
-    let parents = partial.parents;
-    if (parents === undefined || parents.length === 0) {
-      const tips = (await getTips()).slice(0, MAX_PARENTS).map((t, i) => fromHex(t, `tipMessageIds[${i}]`, 32)).sort(compareBytes);
-      parents = tips.filter((p, i) => i === 0 || compareBytes(tips[i - 1]!, p) !== 0);
-      if (parents.length === 0) throw new ClientError(200, "BAD_RESPONSE", "the node has no tips");
-    }
-    const message: Message = { networkId: hasNetwork ? partial.networkId! : networkIdOf(info!.networkId), parents, nonce: hasNonce ? partial.nonce! : 0n };
-    if (partial.payload !== undefined) message.payload = partial.payload;
-    if (hasNonce) return message;
-    const bytes = encodeMessage(message);
+    const filler = { networkId: async () => networkIdOf((await cachedInfo()).networkId), tips: getTips, canMine: true };
+    const { message, bytes, needsNonce } = await completeMessage(partial, filler);
+    if (!needsNonce) return message;
+    const info = await cachedInfo();
     // Start at 1: in JSON a nonce of "0" means "missing" (PROTOCOL.md §6), so a node would mine the message again.
     const powOptions: { minScore: number; startNonce: bigint; signal?: AbortSignal; onProgress?: (p: { hashes: number; elapsedMs: number }) => void; workers?: number } = {
-      minScore: info!.minPoWScore,
+      minScore: info.minPoWScore,
       startNonce: 1n,
     };
     if (submit.signal !== undefined) powOptions.signal = submit.signal;

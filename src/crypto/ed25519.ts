@@ -7,7 +7,7 @@
 // by noble, which accepts non-canonical A and R and checks the cofactored equation.
 import * as ed from "@noble/ed25519";
 import { sha512 } from "@noble/hashes/sha2.js";
-import { ProtocolError } from "../bytes/errors.js";
+import { type ErrorCode, ProtocolError } from "../bytes/errors.js";
 import { ED25519_PUBLIC_KEY_LENGTH, ED25519_SEED_LENGTH, ED25519_SIGNATURE_LENGTH } from "../bytes/limits.js";
 import { type NodeCrypto, nativeCrypto as native } from "./native.js";
 
@@ -19,7 +19,7 @@ const PKCS8_PREFIX = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 
 const pkcs8 = new Uint8Array(PKCS8_PREFIX.length + ED25519_SEED_LENGTH);
 pkcs8.set(PKCS8_PREFIX);
 
-function checkLength(value: unknown, length: number, path: string, code: string): asserts value is Uint8Array {
+function checkLength(value: unknown, length: number, path: string, code: ErrorCode): asserts value is Uint8Array {
   if (!(value instanceof Uint8Array) || value.length !== length) {
     throw new ProtocolError(code, `expected ${length} bytes`, { path });
   }

@@ -183,15 +183,14 @@ export type SignatureCheckResult =
   | { valid: true }
   | {
       valid: false;
-      /** INPUT_NOT_FOUND, ADDRESS_MISMATCH, INVALID_SIGNATURE, INVALID_REFERENCE, DUPLICATE or COUNT_OUT_OF_RANGE. */
-      code: string;
+      code: "INPUT_NOT_FOUND" | "ADDRESS_MISMATCH" | "INVALID_SIGNATURE" | "INVALID_REFERENCE" | "INVALID_KEY" | "DUPLICATE" | "COUNT_OUT_OF_RANGE";
       path: string;
       /** The input (and unlock block) position concerned. */
       index: number;
       message: string;
     };
 
-function fail(code: string, path: string, index: number, message: string): SignatureCheckResult {
+function fail(code: Extract<SignatureCheckResult, { valid: false }>["code"], path: string, index: number, message: string): SignatureCheckResult {
   return { valid: false, code, path, index, message };
 }
 

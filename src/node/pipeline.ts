@@ -1,10 +1,10 @@
 // The submission pipeline of a node: take a message as JSON (partial allowed), a model or raw bytes, fill what is
 // missing (networkId, parents from the tips, nonce by PoW), run every rule, and store it. Nothing is stored on rejection.
-import { compareBytes } from "../bytes/bytes.js";
 import { ProtocolError } from "../bytes/errors.js";
-import { fromHex, toHex } from "../bytes/hex.js";
+import { toHex } from "../bytes/hex.js";
 import { MAX_PARENTS } from "../bytes/limits.js";
-import { decodeMessage, encodeMessage } from "../model/codec.js";
+import { decodeMessage } from "../model/codec.js";
+import { completeMessage } from "../model/complete.js";
 import { messageId, networkId as networkIdOf, transactionId } from "../model/ids.js";
 import { partialMessageFromJson, type NodeInfoJson, type PartialMessage } from "../model/json.js";
 import type { Message } from "../model/types.js";
@@ -187,14 +187,6 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     throw new NodeError("POW_FAILED", `the node could not mine this message: ${(error as Error).message}`, { path: "nonce", cause: error });
   }
 
-  async function parentsFromTips(): Promise<Uint8Array[]> {
-    const ids = await store.tips(MAX_PARENTS);
-    const parents = ids.map((id, i) => fromHex(id, `tips[${i}]`, 32)).sort(compareBytes);
-    const unique = parents.filter((p, i) => i === 0 || compareBytes(parents[i - 1]!, p) !== 0);
-    if (unique.length === 0) throw new NodeError("CANNOT_FILL", "the node has no tips to fill parentMessageIds with; send parentMessageIds", { path: "parentMessageIds" });
-    return unique;
-  }
-
   function checkNetwork(id: bigint): void {
     if (id !== ownNetworkId) {
       throw new NodeError("WRONG_NETWORK_ID", `networkId ${id} is not this node's network (${network}, ${ownNetworkId})`, { path: "networkId" });
@@ -231,17 +223,9 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
 
   async function fromPartial(partial: PartialMessage, signal: AbortSignal | undefined): Promise<SubmitResult> {
     if (closed) throw new NodeError("SHUTTING_DOWN", "the node is shutting down");
-    const hasNonce = partial.nonce !== undefined && partial.nonce !== 0n;
-    const hasNetwork = partial.networkId !== undefined && partial.networkId !== 0n;
-    if (hasNonce && !hasNetwork) {
-      throw new NodeError("NONCE_WITHOUT_NETWORK_ID", "a message with a nonce must carry its networkId: the PoW could not have covered the right bytes", { path: "networkId" });
-    }
-    if (hasNetwork) checkNetwork(partial.networkId!);
-    if (!hasNonce && powOptions === undefined) throw new NodeError("CANNOT_FILL", "PoW is disabled on this node; send a nonce", { path: "nonce" });
-    const parents = partial.parents !== undefined && partial.parents.length > 0 ? partial.parents : await parentsFromTips();
-    const message: Message = { networkId: ownNetworkId, parents, nonce: hasNonce ? partial.nonce! : 0n };
-    if (partial.payload !== undefined) message.payload = partial.payload;
-    const bytes = encodeMessage(message);
+    const filler = { networkId: () => ownNetworkId, checkNetworkId: checkNetwork, tips: () => store.tips(MAX_PARENTS), canMine: powOptions !== undefined };
+    const { message, bytes, needsNonce } = await completeMessage(partial, filler, (code, text, path) => new NodeError(code, text, { path }));
+    const hasNonce = !needsNonce;
     if (hasNonce) checkPow(bytes);
     await checkSemantics(message);
     if (!hasNonce) {

@@ -16,3 +16,4 @@ export {
   type MineProgress,
   type MinerStats,
 } from "./miner.js";
+export type { PowErrorCode } from "./errors.js";

@@ -1,6 +1,7 @@
 // The parallel miner: one compiled kernel, a pool of worker threads (Node) or Web Workers (browsers) that keep
 // their kernel instance between jobs; jobs queue, each spreads over every worker; the first solution wins.
-import { ProtocolError, assertInteger } from "../bytes/errors.js";
+import { ProtocolError, abortError, assertInteger } from "../bytes/errors.js";
+import type {} from "./errors.js";
 import { Kernel, type KernelFlavor, defaultFlavor, kernelModule } from "./kernel.js";
 import { MAX_TRAILING_ZEROS, powDigest, referenceTrailingZeros, targetZeros, toNonce } from "./score.js";
 import { WORKER_SOURCE } from "./worker-source.js";
@@ -131,10 +132,8 @@ async function platform(): Promise<{ spawn: Spawn; parallelism: number }> {
   return { spawn, parallelism: Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1) };
 }
 
-/** Rejection for an aborted job: a DOMException named AbortError, as fetch() and friends raise. */
-export function abortError(): DOMException {
-  return new DOMException("proof of work aborted", "AbortError");
-}
+// An aborted job rejects with the library's one abortError (a DOMException named AbortError, as fetch() raises).
+export { abortError };
 
 // ---- the pool -------------------------------------------------------------------------------------------------
 
