@@ -83,3 +83,13 @@ export const MAX_U8 = 0xff;
 export const MAX_U16 = 0xffff;
 export const MAX_U32 = 0xffff_ffff;
 export const MAX_U64 = 0xffff_ffff_ffff_ffffn;
+
+// Networks (PROTOCOL.md §4–§5, TIP-11): names, the minimum PoW score a node asks for, Bech32 human-readable parts.
+export const MAINNET_NAME = "chrysalis-mainnet";
+export const DEVNET_NAME = "chrysalis-devnet";
+export const MAINNET_MIN_POW_SCORE = 4000;
+export const DEVNET_MIN_POW_SCORE = 2000;
+/** Bech32 human-readable part of mainnet addresses … */
+export const MAINNET_HRP = "iota";
+/** … and of every test network's. */
+export const TESTNET_HRP = "atoi";

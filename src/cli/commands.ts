@@ -13,6 +13,7 @@ import type { Message } from "../model/types.js";
 import { signNonce } from "../auth/index.js";
 import { mineNonce, powScore, targetZeros } from "../pow/index.js";
 import { parseMessageInput, readInput, UsageError, write } from "./io.js";
+import { MAINNET_MIN_POW_SCORE, NONCE_LENGTH, TESTNET_HRP } from "../bytes/limits.js";
 
 export interface Command {
   summary: string;
@@ -60,7 +61,7 @@ Options:
   --hrp <hrp>   Bech32 human-readable part: iota (mainnet) or atoi (test networks). Default atoi.
   --json        print one JSON object instead of lines`,
   async run(args) {
-    const { values } = parseArgs({ args, options: { hrp: { type: "string", default: "atoi" }, json: { type: "boolean", default: false } }, strict: true });
+    const { values } = parseArgs({ args, options: { hrp: { type: "string", default: TESTNET_HRP }, json: { type: "boolean", default: false } }, strict: true });
     const seed = randomSeed();
     const publicKey = ed25519PublicKey(seed);
     const address = ed25519Address(publicKey);
@@ -184,7 +185,7 @@ Options:
   async run(args) {
     const { values, positionals } = parseArgs({
       args,
-      options: { "min-score": { type: "string", default: "4000" }, workers: { type: "string" }, json: { type: "boolean", default: false } },
+      options: { "min-score": { type: "string", default: String(MAINNET_MIN_POW_SCORE) }, workers: { type: "string" }, json: { type: "boolean", default: false } },
       allowPositionals: true,
       strict: true,
     });
@@ -218,7 +219,7 @@ Options:
       const options: Parameters<typeof mineNonce>[1] = { minScore, onProgress, signal: controller.signal };
       if (workers !== undefined) options.workers = workers;
       const nonce = await mineNonce(bytes, options);
-      new DataView(bytes.buffer, bytes.byteOffset, bytes.length).setBigUint64(bytes.length - 8, nonce, true);
+      new DataView(bytes.buffer, bytes.byteOffset, bytes.length).setBigUint64(bytes.length - NONCE_LENGTH, nonce, true);
       m.nonce = nonce;
       if (tty) process.stderr.write("\r\x1b[K");
       process.stderr.write(`mined nonce ${nonce} in ${((Date.now() - started) / 1000).toFixed(2)} s: score ${Math.floor(powScore(bytes))}, id ${messageId(bytes)}\n`);

@@ -3,7 +3,7 @@
 import { equalBytes } from "../bytes/bytes.js";
 import { ProtocolError } from "../bytes/errors.js";
 import { fromHex, toHex } from "../bytes/hex.js";
-import { ED25519_PUBLIC_KEY_LENGTH, ED25519_SIGNATURE_LENGTH, TRANSACTION_ID_LENGTH } from "../bytes/limits.js";
+import { ED25519_PUBLIC_KEY_LENGTH, ED25519_SEED_LENGTH, ED25519_SIGNATURE_LENGTH, TRANSACTION_ID_LENGTH } from "../bytes/limits.js";
 import { ed25519Address } from "../crypto/address.js";
 import { ed25519PublicKey, signEd25519, verifyEd25519 } from "../crypto/ed25519.js";
 import { sortInputs, sortOutputs, validatePayload } from "./codec.js";
@@ -85,7 +85,7 @@ function prepare<S extends { publicKey: Uint8Array; sign(hash: Uint8Array): unkn
     let signWith: (hash: Uint8Array) => Uint8Array | Promise<Uint8Array>;
     if ("seed" in entry) {
       const seed = entry["seed"];
-      if (!(seed instanceof Uint8Array) || seed.length !== 32) throw new ProtocolError("INVALID_KEY", "expected a 32-byte Ed25519 seed", { path: `${path}.seed` });
+      if (!(seed instanceof Uint8Array) || seed.length !== ED25519_SEED_LENGTH) throw new ProtocolError("INVALID_KEY", `expected a ${ED25519_SEED_LENGTH}-byte Ed25519 seed`, { path: `${path}.seed` });
       publicKey = ed25519PublicKey(seed);
       signWith = (hash) => signEd25519(seed, hash);
     } else if ("signer" in entry) {

@@ -14,7 +14,7 @@
 import { concatBytes } from "../bytes/bytes.js";
 import { ProtocolError } from "../bytes/errors.js";
 import { fromHex, isLowerHex } from "../bytes/hex.js";
-import { MAX_INDEX_LENGTH, MAX_MESSAGE_LENGTH, MIN_INDEX_LENGTH } from "../bytes/limits.js";
+import { MAX_INDEX_LENGTH, MAX_MESSAGE_LENGTH, MESSAGE_ID_LENGTH, MIN_INDEX_LENGTH } from "../bytes/limits.js";
 import { messageToJson } from "../model/json.js";
 import { AuthError, bearerToken, wwwAuthenticate, type JwtClaims, type JwtService } from "../auth/index.js";
 import { isAbortError, NodeError, statusOf } from "./errors.js";
@@ -111,7 +111,7 @@ async function readJson(request: Request, limit: number): Promise<unknown> {
 
 function messageIdParam(raw: string): string {
   const id = raw.toLowerCase();
-  if (!isLowerHex(id, 32)) throw new ProtocolError("INVALID_HEX", "a message id is 64 hex characters", { path: "messageId" });
+  if (!isLowerHex(id, MESSAGE_ID_LENGTH)) throw new ProtocolError("INVALID_HEX", "a message id is 64 hex characters", { path: "messageId" });
   return id;
 }
 

@@ -2,7 +2,7 @@
 // missing (networkId, parents from the tips, nonce by PoW), run every rule, and store it. Nothing is stored on rejection.
 import { ProtocolError } from "../bytes/errors.js";
 import { toHex } from "../bytes/hex.js";
-import { MAX_PARENTS } from "../bytes/limits.js";
+import { DEVNET_MIN_POW_SCORE, DEVNET_NAME, MAINNET_HRP, MAINNET_MIN_POW_SCORE, MAINNET_NAME, MAX_PARENTS, NONCE_LENGTH, TESTNET_HRP } from "../bytes/limits.js";
 import { decodeMessage } from "../model/codec.js";
 import { completeMessage } from "../model/complete.js";
 import { messageId, networkId as networkIdOf, transactionId } from "../model/ids.js";
@@ -93,9 +93,9 @@ export const NODE_VERSION = "0.1.0";
 
 /** Creates a node: the submission pipeline over a store, an optional ledger and a shared miner pool. */
 export function createNode(options: NodeOptions = {}): ChrysalisNode {
-  const network = options.network ?? "chrysalis-devnet";
+  const network = options.network ?? DEVNET_NAME;
   const ownNetworkId = networkIdOf(network);
-  const minPoWScore = options.minPoWScore ?? (network === "chrysalis-devnet" ? 2000 : 4000);
+  const minPoWScore = options.minPoWScore ?? (network === DEVNET_NAME ? DEVNET_MIN_POW_SCORE : MAINNET_MIN_POW_SCORE);
   if (!Number.isFinite(minPoWScore) || minPoWScore < 0) throw new ProtocolError("INVALID_ARGUMENT", "minPoWScore must be a number ≥ 0", { path: "minPoWScore" });
   const store: MessageStore = options.store ?? new MemoryStore();
   const ledger = options.ledger;
@@ -106,7 +106,7 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     version: NODE_VERSION,
     isHealthy: true,
     networkId: network,
-    bech32HRP: options.bech32Hrp ?? (network === "chrysalis-mainnet" ? "iota" : "atoi"),
+    bech32HRP: options.bech32Hrp ?? (network === MAINNET_NAME ? MAINNET_HRP : TESTNET_HRP),
     minPoWScore,
     features: powOptions === undefined ? [] : ["PoW"],
   };
@@ -197,7 +197,7 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
   // the target number of trailing zeros"), about 7× cheaper than the scalar powScore; the score is computed only to
   // word the refusal.
   function checkPow(bytes: Uint8Array): void {
-    const nonce = new DataView(bytes.buffer, bytes.byteOffset, bytes.length).getBigUint64(bytes.length - 8, true);
+    const nonce = new DataView(bytes.buffer, bytes.byteOffset, bytes.length).getBigUint64(bytes.length - NONCE_LENGTH, true);
     if (searchNonce(powDigest(bytes), targetZeros(bytes.length, minPoWScore), nonce, 1n) !== undefined) return;
     const score = powScore(bytes);
     if (score < minPoWScore) {
@@ -230,7 +230,7 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     await checkSemantics(message);
     if (!hasNonce) {
       const nonce = await mine(bytes, signal);
-      new DataView(bytes.buffer, bytes.byteOffset, bytes.length).setBigUint64(bytes.length - 8, nonce, true);
+      new DataView(bytes.buffer, bytes.byteOffset, bytes.length).setBigUint64(bytes.length - NONCE_LENGTH, nonce, true);
       message.nonce = nonce;
       checkPow(bytes);
     }

@@ -2,6 +2,7 @@
 // submits to a live network: POST /api/v1/messages with the raw bytes, tips and info read from the upstream.
 import { ProtocolError } from "../bytes/errors.js";
 import { toHex } from "../bytes/hex.js";
+import { TESTNET_HRP } from "../bytes/limits.js";
 import { decodeMessage } from "../model/codec.js";
 import { NodeError } from "./errors.js";
 import type { MessageStore, StoredMessage } from "./storage.js";
@@ -120,7 +121,7 @@ export class UpstreamStore implements MessageStore {
       version: typeof data.version === "string" ? data.version : "",
       isHealthy: data.isHealthy !== false,
       networkId: data.networkId,
-      bech32HRP: typeof data.bech32HRP === "string" ? data.bech32HRP : "atoi",
+      bech32HRP: typeof data.bech32HRP === "string" ? data.bech32HRP : TESTNET_HRP,
       minPoWScore: data.minPoWScore,
       features: Array.isArray(data.features) ? data.features.filter((f): f is string => typeof f === "string") : [],
     };
