@@ -255,9 +255,10 @@ function arrayCodec(node: ArrayNode): Codec {
     fromJson(v, parent) {
       const json = jsonArray(v, min, max);
       checkCount(json.length, parent, undefined);
-      return json.map((item, i) => at(i, () => of.fromJson(item, parent)));
+      // Array.from, not map: a hole in the array is an element that is not there (map would skip it).
+      return Array.from(json, (item, i) => at(i, () => of.fromJson(item, parent)));
     },
-    toJson: (v) => (v as unknown[]).map((item) => of.toJson(item)),
+    toJson: (v) => Array.from(v as unknown[], (item) => of.toJson(item)),
   };
 }
 

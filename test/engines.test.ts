@@ -1,0 +1,158 @@
+// The generated codec (codecs.generated.ts, written at build time) against the schema interpreter (interpreter.ts),
+// the oracle: on every valid and every malformed input, binary and JSON, both directions, they must give the same
+// value or the same error (code, path, byte offset and message). 10,000 cases each.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ProtocolError } from "../src/bytes/errors.js";
+import { MAX_MESSAGE_LENGTH } from "../src/bytes/limits.js";
+import { codecs as generated } from "../src/model/codecs.generated.js";
+import { type Codecs, decodeWith, encodeWith, fromJsonWith, toJsonWith, validateWith } from "../src/model/engine.js";
+import { interpretedCodecs as interpreted } from "../src/model/interpreter.js";
+import type { Message } from "../src/model/types.js";
+import { arbEssence, arbIndexationPayload, arbMessage, arbMilestonePayload, arbReceiptPayload, arbTransactionPayload } from "./arbitraries.js";
+import { arbMutation, mutate } from "./mutations.js";
+
+const RUNS = 10_000;
+
+/** A value, or the refusal: only ProtocolError may escape either engine. */
+function outcome(run: () => unknown): unknown {
+  try {
+    return { value: run() };
+  } catch (error) {
+    if (!(error instanceof ProtocolError)) throw error;
+    return { code: error.code, path: error.path, offset: error.offset, message: error.message };
+  }
+}
+
+let refused = 0;
+let accepted = 0;
+
+/** Runs `use` on both engines' codecs and demands the same outcome; counts refusals so a test can show it saw both kinds. */
+function agree(use: (codecs: Codecs) => unknown): void {
+  const expected = outcome(() => use(interpreted));
+  expect(outcome(() => use(generated))).toEqual(expected);
+  if ((expected as { code?: string }).code === undefined) accepted++;
+  else refused++;
+}
+
+function counting(body: () => void): { accepted: number; refused: number } {
+  accepted = 0;
+  refused = 0;
+  body();
+  return { accepted, refused };
+}
+
+/** Every (object, key) of a model or JSON value, to replace or remove one of them. */
+function places(value: unknown, out: { parent: Record<string | number, unknown>; key: string | number }[] = []): typeof out {
+  if (value instanceof Uint8Array || typeof value !== "object" || value === null) return out;
+  for (const [key, child] of Object.entries(value)) {
+    out.push({ parent: value as Record<string, unknown>, key: Array.isArray(value) ? Number(key) : key });
+    places(child, out);
+  }
+  return out;
+}
+
+const roots = Object.keys(generated) as (keyof Codecs)[];
+
+const arbEncoded = fc.oneof(
+  arbMessage().map((m) => ({ root: "message" as const, bytes: encodeWith(generated.message, m) })),
+  arbTransactionPayload().map((p) => ({ root: "transactionPayload" as const, bytes: encodeWith(generated.transactionPayload, p) })),
+  arbEssence().map((e) => ({ root: "transactionEssence" as const, bytes: encodeWith(generated.transactionEssence, e) })),
+  arbMilestonePayload().map((p) => ({ root: "milestonePayload" as const, bytes: encodeWith(generated.milestonePayload, p) })),
+  arbReceiptPayload().map((p) => ({ root: "receiptPayload" as const, bytes: encodeWith(generated.receiptPayload, p) })),
+  arbIndexationPayload().map((p) => ({ root: "indexationPayload" as const, bytes: encodeWith(generated.indexationPayload, p) })),
+);
+
+describe("binary: the generated decoder agrees with the interpreter", () => {
+  it("on valid encodings of every object, mutated 0 to 3 times", () => {
+    const seen = counting(() =>
+      fc.assert(
+        fc.property(arbEncoded, fc.array(arbMutation, { maxLength: 3 }), ({ root, bytes }, mutations) => {
+          const input = mutate(bytes, mutations);
+          agree((c) => decodeWith(c[root], input));
+        }),
+        { numRuns: RUNS },
+      ),
+    );
+    expect(seen.accepted).toBeGreaterThan(RUNS / 10);
+    expect(seen.refused).toBeGreaterThan(RUNS / 10);
+  });
+
+  it("on random bytes, for every object", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...roots), fc.uint8Array({ maxLength: 400 }), (root, bytes) => agree((c) => decodeWith(c[root], bytes))),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe("binary: the generated encoder and validator agree with the interpreter", () => {
+  it("on valid messages, and on valid messages with one value anywhere replaced by anything or removed", () => {
+    const seen = counting(() =>
+      fc.assert(
+        fc.property(arbMessage(), fc.nat(), fc.option(fc.anything({ withBigInt: true, withTypedArray: true, withNullPrototype: true }), { freq: 4 }), (m, which, value) => {
+          const model = structuredClone(m) as unknown as Record<string, unknown>;
+          const all = places(model);
+          const place = all[which % all.length]!;
+          if (which % 5 !== 0) {
+            if (value === null) delete place.parent[place.key];
+            else place.parent[place.key] = value;
+          }
+          agree((c) => Buffer.from(encodeWith(c.message, model, "", MAX_MESSAGE_LENGTH)).toString("hex"));
+          agree((c) => validateWith(c.message, model, "", MAX_MESSAGE_LENGTH));
+        }),
+        { numRuns: RUNS },
+      ),
+    );
+    expect(seen.accepted).toBeGreaterThan(RUNS / 10);
+    expect(seen.refused).toBeGreaterThan(RUNS / 10);
+  });
+
+  it("on anything at all in place of a model, for every object", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...roots), fc.anything({ withBigInt: true, withTypedArray: true }), (root, value) => agree((c) => encodeWith(c[root], value))),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe("JSON: the generated reader and writer agree with the interpreter", () => {
+  it("on valid message JSON with one value anywhere replaced by any JSON value or removed", () => {
+    const seen = counting(() =>
+      fc.assert(
+        fc.property(arbMessage(), fc.nat(), fc.option(fc.jsonValue(), { freq: 4 }), (m, which, value) => {
+          const json = JSON.parse(JSON.stringify(toJsonWith(generated.message, m))) as Record<string, unknown>;
+          const all = places(json);
+          const place = all[which % all.length]!;
+          if (which % 5 !== 0) {
+            if (value === null) delete place.parent[place.key];
+            else place.parent[place.key] = value;
+          }
+          agree((c) => fromJsonWith(c.message, json, "", MAX_MESSAGE_LENGTH));
+        }),
+        { numRuns: RUNS },
+      ),
+    );
+    expect(seen.accepted).toBeGreaterThan(RUNS / 10);
+    expect(seen.refused).toBeGreaterThan(RUNS / 10);
+  });
+
+  it("on any JSON-like value, for every object", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...roots), fc.anything({ withBigInt: true, withNullPrototype: true, withObjectString: true }), (root, value) => agree((c) => fromJsonWith(c[root], value))),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("writing the JSON of valid messages, which reads back to the same message", () => {
+    fc.assert(
+      fc.property(arbMessage(), (m: Message) => {
+        const text = JSON.stringify(toJsonWith(generated.message, m));
+        expect(text).toBe(JSON.stringify(toJsonWith(interpreted.message, m)));
+        // Compared as the bytes they encode to (a deep comparison of the models costs more than everything else here).
+        agree((c) => Buffer.from(encodeWith(c.message, fromJsonWith(c.message, JSON.parse(text), "", MAX_MESSAGE_LENGTH))).toString("hex"));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
