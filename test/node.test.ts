@@ -146,18 +146,20 @@ describe("the node's own rules", () => {
   });
 
   it("syntactic rules run with JSON paths (unsorted parents)", async () => {
-    await rejects(node.submitMessage({ networkId: networkId(NETWORK).toString(), parentMessageIds: [toHex(id32(2)), toHex(id32(1))], payload: null, nonce: "1" }), "NOT_SORTED");
+    await rejects(node.submitMessage({ networkId: networkId(NETWORK).toString(), parentMessageIds: [toHex(id32(2)), toHex(id32(1))], payload: null, nonce: "1" }), "NOT_SORTED", "parentMessageIds[1]");
   });
 
-  it("raw bytes that do not decode are refused with an offset", async () => {
-    const error = await rejects(node.submitMessage(new Uint8Array(10)), "LENGTH_OUT_OF_RANGE");
-    expect(error).toBeInstanceOf(ProtocolError);
+  it("raw bytes that do not decode are refused with the offset of what is wrong", async () => {
+    const short = await rejects(node.submitMessage(new Uint8Array(10)), "LENGTH_OUT_OF_RANGE", "");
+    expect(short.offset).toBe(0);
+    // networkId (8 bytes), then a parent count of 0: refused at byte 8.
+    const noParents = await rejects(node.submitMessage(new Uint8Array(60)), "COUNT_OUT_OF_RANGE", "parentMessageIds");
+    expect(noParents.offset).toBe(8);
   });
 
-  it("nothing was stored by any of these", async () => {
+  it("nothing was stored by any of these, and each was counted as rejected", async () => {
     expect((node.store as MemoryStore).size).toBe(0);
-    expect(node.stats()).toMatchObject({ accepted: 0 });
-    expect(node.stats().rejected).toBeGreaterThanOrEqual(5);
+    expect(node.stats()).toMatchObject({ accepted: 0, rejected: 7 });
   });
 });
 
