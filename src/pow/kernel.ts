@@ -34,7 +34,13 @@ const SIMD_PROBE = Uint8Array.of(
 let simd: boolean | undefined;
 /** Whether this engine runs WebAssembly SIMD. */
 export function simdSupported(): boolean {
-  simd ??= typeof WebAssembly === "object" && WebAssembly.validate(SIMD_PROBE);
+  if (simd === undefined) {
+    try {
+      simd = typeof WebAssembly === "object" && WebAssembly.validate(SIMD_PROBE);
+    } catch {
+      simd = false;
+    }
+  }
   return simd;
 }
 
