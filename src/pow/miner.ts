@@ -3,6 +3,7 @@
 // Where WebAssembly is refused (CSP without 'wasm-unsafe-eval', node --jitless) the workers run the JavaScript kernel.
 import { ProtocolError, assertInteger } from "../bytes/errors.js";
 import { warnFallback } from "../crypto/fallback.js";
+import { nodeBuiltin } from "../crypto/native.js";
 import { Kernel, type KernelFlavor, defaultFlavor, kernelModule } from "./kernel.js";
 import { createJsKernel } from "./kernel-js.js";
 import { MAX_TRAILING_ZEROS, powDigest, referenceTrailingZeros, targetZeros, toNonce } from "./score.js";
@@ -105,18 +106,6 @@ interface Platform {
 }
 
 const isNode = typeof process === "object" && typeof process.versions?.node === "string";
-
-/**
- * A Node built-in. Not `import("node:…")`: browser bundlers would try to resolve it. Not a specifier in a local
- * constant either: `esbuild --minify` folds that back into a literal import. getBuiltinModule (Node ≥ 20.16) is no
- * import at all; older Node gets a specifier joined at run time, which no minifier folds.
- */
-async function nodeBuiltin<T>(name: string): Promise<T> {
-  const node = process as { getBuiltinModule?: (id: string) => unknown };
-  if (typeof node.getBuiltinModule === "function") return node.getBuiltinModule(`node:${name}`) as T;
-  const specifier = ["node", name].join(":");
-  return (await import(/* webpackIgnore: true */ /* @vite-ignore */ specifier)) as T;
-}
 
 async function platform(workerUrl: string | URL | undefined): Promise<Platform> {
   if (isNode) {
