@@ -21,7 +21,15 @@ export type NodeErrorCode =
   | "UNSUPPORTED_MEDIA_TYPE"
   | "UNAUTHORIZED"
   | "UPSTREAM_FAILED"
-  | "SHUTTING_DOWN";
+  | "SHUTTING_DOWN"
+  | "PARENT_NOT_SOLID" // a parent the node does not know (it has no gossip to fetch it): 400 as Hornet
+  | "BELOW_MAX_DEPTH" // a parent whose cone was confirmed too many milestones ago: 400 as Hornet
+  | "STORE_UNAVAILABLE" // the store cannot be reached or is out of space; nothing was half-written: 503
+  | "STORE_WRONG_NETWORK" // the store was made for another network
+  | "STORE_TOO_NEW" // the store was written by a newer schema version
+  | "STORE_CORRUPT" // the store cannot be read
+  | "MILESTONE_CONFLICT" // a milestone index that is not the next one (another instance issued it)
+  | "NOT_SUPPORTED"; // the store cannot answer this (a gateway's upstream store has no ledger)
 
 export interface NodeErrorOptions extends ProtocolErrorOptions {
   readonly status?: number;
@@ -45,6 +53,14 @@ const DEFAULT_STATUS: Record<NodeErrorCode, number> = {
   UNAUTHORIZED: 401,
   UPSTREAM_FAILED: 502,
   SHUTTING_DOWN: 503,
+  PARENT_NOT_SOLID: 400,
+  BELOW_MAX_DEPTH: 400,
+  STORE_UNAVAILABLE: 503,
+  STORE_WRONG_NETWORK: 500,
+  STORE_TOO_NEW: 500,
+  STORE_CORRUPT: 500,
+  MILESTONE_CONFLICT: 409,
+  NOT_SUPPORTED: 501,
 };
 
 export class NodeError extends ProtocolError {
