@@ -93,3 +93,12 @@ export const DEVNET_MIN_POW_SCORE = 2000;
 export const MAINNET_HRP = "iota";
 /** … and of every test network's. */
 export const TESTNET_HRP = "atoi";
+
+// Node policy from Hornet's defaults (NODE-API.md §1.7): how far behind the confirmed milestone a message's past cone may
+// fall before new messages may not attach to it, and when a client should promote or reattach an unconfirmed message.
+/** A parent whose oldest cone root is more than this many milestones behind the confirmed one is below max depth. */
+export const BELOW_MAX_DEPTH = 15;
+/** shouldPromote when the confirmed milestone is more than this past the message's youngest cone root … */
+export const MAX_DELTA_YOUNGEST_CONE_ROOT = 8;
+/** … or more than this past its oldest cone root. */
+export const MAX_DELTA_OLDEST_CONE_ROOT = 13;

@@ -64,6 +64,7 @@ requires "Authorization: Bearer <jwt>" (unless --open-submit). Stops gracefully 
       const store = new UpstreamStore(values.upstream);
       const info = await store.info();
       options.store = store;
+      options.checkSolidity = false;
       if (network !== undefined && network !== info.networkId) throw new UsageError(`--network ${network} differs from the upstream's ${info.networkId}`);
       network = info.networkId;
       minScore ??= info.minPoWScore;

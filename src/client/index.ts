@@ -3,6 +3,7 @@
 export {
   createClient,
   ClientError,
+  type ClientErrorCode,
   type ChrysalisClient,
   type ClientOptions,
   type ClientNodeInfo,

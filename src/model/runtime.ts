@@ -101,7 +101,7 @@ const MAX_HEX_CHARS = 2 * MAX_MESSAGE_LENGTH;
 
 export function kindOf(value: unknown): string {
   if (value === null) return "null";
-  if (value === undefined) return "nothing";
+  if (value === undefined) return "nothing (the field is missing)";
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }

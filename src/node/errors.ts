@@ -21,6 +21,14 @@ export const NODE_ERROR_STATUS = {
   UNAUTHORIZED: 401,
   UPSTREAM_FAILED: 502,
   SHUTTING_DOWN: 503,
+  PARENT_NOT_SOLID: 400, // a parent the node does not know (it has no gossip to fetch it), as Hornet
+  BELOW_MAX_DEPTH: 400, // a parent whose cone was confirmed too many milestones ago, as Hornet
+  STORE_UNAVAILABLE: 503, // the store cannot be reached or is out of space; nothing was half-written
+  STORE_WRONG_NETWORK: 500, // the store was made for another network
+  STORE_TOO_NEW: 500, // the store was written by a newer schema version
+  STORE_CORRUPT: 500, // the store cannot be read
+  MILESTONE_CONFLICT: 409, // a milestone index that is not the next one (another instance issued it)
+  NOT_SUPPORTED: 501, // the store cannot answer this (a gateway's upstream store has no ledger)
 } as const satisfies Record<string, number>;
 
 export type NodeErrorCode = keyof typeof NODE_ERROR_STATUS;

@@ -3,14 +3,13 @@
 import { createNode, type ChrysalisNode, type NodeOptions } from "./pipeline.js";
 import { UpstreamStore, type UpstreamOptions } from "./upstream.js";
 
-export interface GatewayOptions extends Omit<NodeOptions, "store" | "network" | "minPoWScore" | "bech32Hrp">, UpstreamOptions {}
+export interface GatewayOptions extends Omit<NodeOptions, "store" | "network" | "minPoWScore" | "bech32Hrp" | "genesis" | "ledger" | "checkSolidity">, UpstreamOptions {}
 
 /** Reads the upstream's info and builds a node that fills, mines and checks locally and stores upstream. */
 export async function createGatewayNode(upstreamUrl: string, options: GatewayOptions = {}): Promise<ChrysalisNode> {
   const store = new UpstreamStore(upstreamUrl, options);
   const info = await store.info();
-  const nodeOptions: NodeOptions = { store, network: info.networkId, minPoWScore: info.minPoWScore, bech32Hrp: info.bech32HRP };
-  if (options.ledger !== undefined) nodeOptions.ledger = options.ledger;
+  const nodeOptions: NodeOptions = { store, network: info.networkId, minPoWScore: info.minPoWScore, bech32Hrp: info.bech32HRP, checkSolidity: false };
   if (options.pow !== undefined) nodeOptions.pow = options.pow;
   if (options.name !== undefined) nodeOptions.name = options.name;
   return createNode(nodeOptions);

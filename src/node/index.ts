@@ -1,9 +1,23 @@
-// chrysalis-core/node: the submission pipeline, storage (memory and upstream), the semantic checks,
+// chrysalis-core/node: the submission pipeline, the storage contract and its engines, the semantic checks,
 // web-standard HTTP handlers and a node:http server with graceful shutdown.
 export { NodeError, statusOf, isAbortError, type NodeErrorCode, type NodeErrorOptions } from "./errors.js";
-export { MemoryStore, ZERO_MESSAGE_ID, type MessageStore, type MemoryStoreOptions, type StoredMessage } from "./storage.js";
+export * from "./store/contract.js";
+export { MemoryStore, type MemoryStoreOptions } from "./store/memory.js";
+/** The name of the storage contract before it held the ledger and milestones. */
+export type { NodeStore as MessageStore } from "./store/contract.js";
 export { UpstreamStore, type UpstreamOptions } from "./upstream.js";
-export { MemoryLedger, checkTransaction, dustCapacity, type UtxoResolver, type LedgerOutput, type DustState } from "./ledger.js";
+export {
+  MemoryLedger,
+  checkTransaction,
+  checkSpend,
+  checkLedgerState,
+  balanceDeltas,
+  dustCapacity,
+  type UtxoResolver,
+  type LedgerOutput,
+  type DustState,
+  type BalanceDelta,
+} from "./ledger.js";
 export {
   createNode,
   NODE_VERSION,
@@ -11,10 +25,12 @@ export {
   type NodeOptions,
   type NodeInfo,
   type NodeStats,
+  type NodeEvent,
+  type NodeEventListener,
   type PowOptions,
   type SubmitOptions,
   type SubmitResult,
 } from "./pipeline.js";
 export { createGatewayNode, type GatewayOptions } from "./gateway.js";
-export { createHandler, errorResponse, readBody, DEFAULT_MAX_JSON_BYTES, type Handler, type HandlerOptions, type ProveOwnershipService } from "./http.js";
+export { createHandler, errorResponse, readBody, DEFAULT_MAX_JSON_BYTES, type Handler, type HandlerOptions, type ProveOwnershipService, type RequestContext } from "./http/index.js";
 export { serve, type ServeOptions, type RunningServer } from "./server.js";

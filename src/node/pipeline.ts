@@ -1,8 +1,9 @@
 // The submission pipeline of a node: take a message as JSON (partial allowed), a model or raw bytes, fill what is
-// missing (networkId, parents from the tips, nonce by PoW), run every rule, and store it. Nothing is stored on rejection.
+// missing (networkId, parents from the tips, nonce by PoW), run every rule, and store it with its ledger effects in one
+// atomic write of the store (store/contract.ts). Nothing is stored on rejection; what is stored is announced as an event.
 import { ProtocolError } from "../bytes/errors.js";
 import { toHex } from "../bytes/hex.js";
-import { DEVNET_MIN_POW_SCORE, DEVNET_NAME, MAINNET_HRP, MAINNET_MIN_POW_SCORE, MAINNET_NAME, MAX_PARENTS, NONCE_LENGTH, TESTNET_HRP } from "../bytes/limits.js";
+import { BELOW_MAX_DEPTH, DEVNET_MIN_POW_SCORE, DEVNET_NAME, MAINNET_HRP, MAINNET_MIN_POW_SCORE, MAINNET_NAME, MAX_PARENTS, NONCE_LENGTH, TESTNET_HRP } from "../bytes/limits.js";
 import { decodeMessage } from "../model/codec.js";
 import { completeMessage } from "../model/complete.js";
 import { messageId, networkId as networkIdOf, transactionId } from "../model/ids.js";
@@ -10,8 +11,9 @@ import { partialMessageFromJson, type NodeInfoJson, type PartialMessage } from "
 import type { Message } from "../model/types.js";
 import { createMiner, powDigest, powScore, searchNonce, targetZeros, type Miner } from "../pow/index.js";
 import { abortError, isAbortError, NodeError } from "./errors.js";
-import { checkTransaction, type UtxoResolver } from "./ledger.js";
-import { MemoryStore, type MessageStore, type StoredMessage } from "./storage.js";
+import { checkLedgerState, checkSpend, ledgerMutation, ledgerOutput, EMPTY_BALANCE, type MemoryLedger } from "./ledger.js";
+import type { ConeRoots, GenesisOutput, LedgerMutation, MessageMetadata, NodeStore, StoredMessage, StoreOpenResult } from "./store/contract.js";
+import { MemoryStore } from "./store/memory.js";
 
 export interface PowOptions {
   /** Worker threads of the node's miner pool. Default: the pow module's default. */
@@ -29,10 +31,18 @@ export interface NodeOptions {
   bech32Hrp?: string;
   /** Minimum PoW score a message must reach. Default: 2000 on chrysalis-devnet, otherwise 4000 (mainnet's). */
   minPoWScore?: number;
-  /** Where accepted messages go. Default: a new MemoryStore. */
-  store?: MessageStore;
-  /** When given, transactions are checked against this ledger (semantic rules) and applied to it when stored. */
-  ledger?: UtxoResolver;
+  /** Where accepted messages and the ledger live. Default: a new MemoryStore. */
+  store?: NodeStore;
+  /**
+   * The outputs a new store starts its UTXO ledger with; then every transaction is checked against the ledger (the
+   * semantic rules) and applied to it. Applied only when the store is new; a store made without genesis keeps no ledger.
+   */
+  genesis?: readonly GenesisOutput[];
+  /** The same as `genesis`, given as a MemoryLedger's unspent outputs. */
+  ledger?: MemoryLedger;
+  /** Whether parents must be known and above max depth (Hornet's solidity check). Default true; a gateway whose
+   * upstream checks them passes false. */
+  checkSolidity?: boolean;
   /** `false` disables PoW on the node (a submission without a nonce then answers 503 naming `nonce`). */
   pow?: false | PowOptions;
   /** Node name reported by /api/v1/info. */
@@ -55,6 +65,11 @@ export interface SubmitResult {
   stored: boolean;
 }
 
+/** What the node announces after the store accepted it (the MQTT bridge, metrics and tests listen). */
+export type NodeEvent = { readonly type: "message"; readonly stored: StoredMessage; readonly metadata: MessageMetadata };
+
+export type NodeEventListener = (event: NodeEvent) => void;
+
 export interface NodeStats {
   accepted: number;
   rejected: number;
@@ -71,12 +86,18 @@ export interface NodeStats {
 export interface ChrysalisNode {
   readonly info: NodeInfo;
   readonly networkId: bigint;
-  readonly store: MessageStore;
+  readonly store: NodeStore;
+  /** Opens the store (creating it and applying genesis when new); every other call waits for it. Rejects with the
+   * store's error (STORE_WRONG_NETWORK, STORE_UNAVAILABLE, …) and keeps rejecting: a node never runs on no store. */
+  ready(): Promise<StoreOpenResult>;
+  /** Calls `listener` for every event until the returned function is called. A throwing listener is ignored. */
+  subscribe(listener: NodeEventListener): () => void;
   /** Raw bytes (Uint8Array) or the REST JSON form, partial allowed. */
   submitMessage(input: Uint8Array | unknown, options?: SubmitOptions): Promise<SubmitResult>;
   /** A partial model (networkId, parents, nonce may be missing; 0 counts as missing for networkId and nonce). */
   submitModel(partial: PartialMessage, options?: SubmitOptions): Promise<SubmitResult>;
   getMessage(id: string): Promise<StoredMessage | undefined>;
+  getMetadata(id: string): Promise<MessageMetadata | undefined>;
   tips(): Promise<string[]>;
   stats(): NodeStats;
   /** Stops the miner's workers (if the node created them); queued and running jobs reject. */
@@ -97,8 +118,21 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
   const ownNetworkId = networkIdOf(network);
   const minPoWScore = options.minPoWScore ?? (network === DEVNET_NAME ? DEVNET_MIN_POW_SCORE : MAINNET_MIN_POW_SCORE);
   if (!Number.isFinite(minPoWScore) || minPoWScore < 0) throw new ProtocolError("INVALID_ARGUMENT", "minPoWScore must be a number ≥ 0", { path: "minPoWScore" });
-  const store: MessageStore = options.store ?? new MemoryStore();
-  const ledger = options.ledger;
+  const store: NodeStore = options.store ?? new MemoryStore();
+  const genesis = options.genesis ?? options.ledger?.genesis();
+  const checkSolidity = options.checkSolidity ?? true;
+  let opened: Promise<StoreOpenResult> | undefined;
+  const ready = (): Promise<StoreOpenResult> => (opened ??= store.open({ network, genesis }));
+  const listeners = new Set<NodeEventListener>();
+  function emit(event: NodeEvent): void {
+    for (const listener of listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A listener's failure is its own; the message is stored either way.
+      }
+    }
+  }
   const powOptions = options.pow === false ? undefined : (options.pow ?? {});
   const maxPending = Math.max(1, powOptions?.maxPending ?? 32);
   const info: NodeInfo = {
@@ -205,36 +239,89 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     }
   }
 
-  async function checkSemantics(message: Message): Promise<void> {
-    if (ledger !== undefined && message.payload?.type === 0) await checkTransaction(message.payload, ledger);
+  /**
+   * Hornet's solidity rule for a node without gossip: every parent is a stored message or a solid entry point, and none
+   * is below max depth. Returns the cone roots the new message gets from its parents.
+   */
+  async function coneRootsOf(parents: readonly Uint8Array[]): Promise<ConeRoots> {
+    let oldest = Infinity;
+    let youngest = 0;
+    const ids = parents.map(toHex);
+    const metadata = await Promise.all(ids.map((id) => (store.entryPoints.has(id) ? undefined : store.metadata(id))));
+    for (let i = 0; i < ids.length; i++) {
+      const entryPoint = store.entryPoints.get(ids[i]!);
+      const m = metadata[i];
+      let roots: ConeRoots;
+      if (entryPoint !== undefined) roots = { oldest: entryPoint, youngest: entryPoint };
+      else if (m === undefined) throw new NodeError("PARENT_NOT_SOLID", `parent ${ids[i]} is unknown to this node`, { path: `parentMessageIds[${i}]` });
+      else if (m.referencedByMilestoneIndex !== undefined) roots = { oldest: m.referencedByMilestoneIndex, youngest: m.referencedByMilestoneIndex };
+      else roots = m.coneRoots;
+      oldest = Math.min(oldest, roots.oldest);
+      youngest = Math.max(youngest, roots.youngest);
+    }
+    const confirmed = (await store.latestMilestone())?.index ?? 0;
+    if (confirmed - oldest > BELOW_MAX_DEPTH) {
+      throw new NodeError("BELOW_MAX_DEPTH", `a parent's past cone was confirmed ${confirmed - oldest} milestones ago (at most ${BELOW_MAX_DEPTH}): attach to newer tips`, { path: "parentMessageIds" });
+    }
+    return { oldest: oldest === Infinity ? 0 : oldest, youngest };
   }
 
-  async function commit(message: Message, bytes: Uint8Array, signal: AbortSignal | undefined): Promise<SubmitResult> {
-    if (signal?.aborted) throw abortError(signal.reason);
-    const id = messageId(bytes);
-    if (await store.has(id)) return { messageId: id, message, bytes, stored: false };
-    // The ledger's atomic re-check (no input spent meanwhile) comes before storing, so a double spend racing this one
-    // is refused whole; a store that then fails (an upstream down) leaves the ledger ahead of it, which only a ledger
-    // and store sharing one transaction could avoid.
-    if (ledger?.apply !== undefined && message.payload?.type === 0) await ledger.apply(transactionId(message.payload), message.payload);
-    const stored = await store.put({ id, bytes, message });
-    return { messageId: id, message, bytes, stored };
+  /**
+   * The semantic rules before any PoW is spent: the state part is checked on a snapshot here to refuse early, and
+   * again by the store inside its atomic write, which alone decides.
+   */
+  async function checkSemantics(message: Message, ledgerOn: boolean): Promise<LedgerMutation | undefined> {
+    if (!ledgerOn || message.payload?.type !== 0) return undefined;
+    const payload = message.payload;
+    const mutation = ledgerMutation(transactionId(payload), payload);
+    const records = await Promise.all(mutation.consumed.map((id) => store.output(id)));
+    const addresses = new Map<string, Uint8Array>();
+    for (const o of payload.essence.outputs) addresses.set(toHex(o.address.address), o.address.address);
+    for (const r of records) if (r !== undefined) addresses.set(toHex(r.output.address.address), r.output.address.address);
+    const balances = new Map(await Promise.all([...addresses].map(async ([key, address]) => [key, await store.addressBalance(address)] as const)));
+    const { consumed } = checkLedgerState(mutation, records.map(ledgerOutput), (key) => balances.get(key) ?? EMPTY_BALANCE);
+    checkSpend(payload, consumed);
+    return mutation;
   }
 
-  async function fromPartial(partial: PartialMessage, signal: AbortSignal | undefined): Promise<SubmitResult> {
-    if (closed) throw new NodeError("SHUTTING_DOWN", "the node is shutting down");
-    const filler = { networkId: () => ownNetworkId, checkNetworkId: checkNetwork, tips: () => store.tips(MAX_PARENTS), canMine: powOptions !== undefined };
-    const { message, bytes, needsNonce } = await completeMessage(partial, filler, (code, text, path) => new NodeError(code, text, { path }));
-    const hasNonce = !needsNonce;
-    if (hasNonce) checkPow(bytes);
-    await checkSemantics(message);
-    if (!hasNonce) {
+  /** Every rule but the PoW; then mines when asked, and stores. */
+  async function process(message: Message, bytes: Uint8Array, mineNonce: boolean, signal: AbortSignal | undefined): Promise<SubmitResult> {
+    const { ledger: ledgerOn } = await ready();
+    // A message submitted again (its nonce given, so the same bytes) is answered with its id, as Hornet does, before
+    // the rules that its own first acceptance changed (its inputs are spent now) could refuse it.
+    if (!mineNonce) {
+      const known = messageId(bytes);
+      if (await store.has(known)) return { messageId: known, message, bytes, stored: false };
+    }
+    const coneRoots = checkSolidity ? await coneRootsOf(message.parents) : { oldest: 0, youngest: 0 };
+    const mutation = await checkSemantics(message, ledgerOn);
+    if (mineNonce) {
       const nonce = await mine(bytes, signal);
       new DataView(bytes.buffer, bytes.byteOffset, bytes.length).setBigUint64(bytes.length - NONCE_LENGTH, nonce, true);
       message.nonce = nonce;
       checkPow(bytes);
     }
-    return commit(message, bytes, signal);
+    if (signal?.aborted) throw abortError(signal.reason);
+    const id = messageId(bytes);
+    const arrivalTime = Date.now();
+    const { stored } = await store.accept({ id, bytes, message, arrivalTime, coneRoots, ledger: mutation });
+    if (stored) emit({ type: "message", stored: { id, bytes, message }, metadata: { arrivalTime, solid: true, coneRoots } });
+    return { messageId: id, message, bytes, stored };
+  }
+
+  async function fromPartial(partial: PartialMessage, signal: AbortSignal | undefined): Promise<SubmitResult> {
+    if (closed) throw new NodeError("SHUTTING_DOWN", "the node is shutting down");
+    // Filled by the rules the client shares (model/complete.ts); the store is opened before its tips are read.
+    const tips = async (): Promise<string[]> => {
+      await ready();
+      return store.tips(MAX_PARENTS);
+    };
+    const filler = { networkId: () => ownNetworkId, checkNetworkId: checkNetwork, tips, canMine: powOptions !== undefined };
+    const { message, bytes, needsNonce } = await completeMessage(partial, filler, (code, text, path) => new NodeError(code, text, { path }));
+    const hasNonce = !needsNonce;
+    await ready();
+    if (hasNonce) checkPow(bytes);
+    return process(message, bytes, !hasNonce, signal);
   }
 
   async function fromBytes(input: Uint8Array, signal: AbortSignal | undefined): Promise<SubmitResult> {
@@ -243,8 +330,7 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     checkNetwork(message.networkId);
     const bytes = input.slice();
     checkPow(bytes);
-    await checkSemantics(message);
-    return commit(message, bytes, signal);
+    return process(message, bytes, false, signal);
   }
 
   async function counted(work: Promise<SubmitResult>): Promise<SubmitResult> {
@@ -262,6 +348,11 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     info,
     networkId: ownNetworkId,
     store,
+    ready,
+    subscribe(listener: NodeEventListener): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     submitMessage(input: Uint8Array | unknown, submitOptions: SubmitOptions = {}): Promise<SubmitResult> {
       if (input instanceof Uint8Array) return counted(fromBytes(input, submitOptions.signal));
       return counted((async () => fromPartial(partialMessageFromJson(input), submitOptions.signal))());
@@ -269,8 +360,16 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     submitModel(partial: PartialMessage, submitOptions: SubmitOptions = {}): Promise<SubmitResult> {
       return counted(fromPartial(partial, submitOptions.signal));
     },
-    getMessage: (id: string) => store.get(id),
+    async getMessage(id: string): Promise<StoredMessage | undefined> {
+      await ready();
+      return store.get(id);
+    },
+    async getMetadata(id: string): Promise<MessageMetadata | undefined> {
+      await ready();
+      return store.metadata(id);
+    },
     async tips(): Promise<string[]> {
+      await ready();
       return store.tips(MAX_PARENTS);
     },
     stats: () => ({ ...stats, powActive: jobs.size }),
@@ -279,7 +378,7 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
       for (const job of jobs.values()) job.controller.abort();
       jobs.clear();
       if (ownsMiner && miner !== undefined) await miner.close();
-      await store.close?.();
+      await store.close();
     },
   };
 }

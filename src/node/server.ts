@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
-import type { Handler } from "./http.js";
+import type { Handler } from "./http/index.js";
 
 export interface ServeOptions {
   /** Default 127.0.0.1. */
@@ -83,7 +83,7 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
       inFlight--;
       return;
     }
-    handler(request)
+    handler(request, { clientAddress: req.socket.remoteAddress })
       .then((response) => (res.destroyed ? undefined : writeResponse(response, res)))
       .catch(() => {
         if (!res.headersSent) res.writeHead(500, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify({ error: { code: "500", message: "internal error" } }));

@@ -1,12 +1,26 @@
-// UpstreamStore: a MessageStore that forwards to a real node's REST API, so a gateway built on this library
-// submits to a live network: POST /api/v1/messages with the raw bytes, tips and info read from the upstream.
+// UpstreamStore: a NodeStore that forwards to a real node's REST API, so a gateway built on this library submits to a
+// live network: POST /api/v1/messages with the raw bytes; messages, metadata, tips and info read from the upstream.
+// The upstream keeps the ledger and milestones; this gateway's own prove-ownership state stays in its memory.
 import { ProtocolError } from "../bytes/errors.js";
 import { toHex } from "../bytes/hex.js";
 import { TESTNET_HRP } from "../bytes/limits.js";
 import { decodeMessage } from "../model/codec.js";
 import { NodeError } from "./errors.js";
-import type { MessageStore, StoredMessage } from "./storage.js";
 import type { NodeInfo } from "./pipeline.js";
+import type {
+  AcceptResult,
+  Acceptance,
+  AddressBalance,
+  MessageMetadata,
+  MilestoneRecord,
+  NodeStore,
+  OutputRecord,
+  StoredMessage,
+  StoreOpenOptions,
+  StoreOpenResult,
+  UtxoChanges,
+} from "./store/contract.js";
+import { MemoryStore } from "./store/memory.js";
 
 export interface UpstreamOptions {
   /** The fetch to use (default: the global one). */
@@ -20,8 +34,13 @@ export interface UpstreamOptions {
 // Responses from the upstream are read with a limit too: a misbehaving upstream must not exhaust our memory.
 const MAX_UPSTREAM_BODY = 1 << 20;
 
-export class UpstreamStore implements MessageStore {
+export class UpstreamStore implements NodeStore {
+  readonly engine = "upstream";
+  /** None: the upstream decides which parents are solid. */
+  readonly entryPoints: ReadonlyMap<string, number> = new Map();
   readonly baseUrl: string;
+  // Redeemed nonces, revoked tokens and secrets of this gateway process.
+  readonly #local = new MemoryStore({ entryPoints: [] });
   readonly #fetch: typeof fetch;
   readonly #headers: Record<string, string>;
   readonly #timeoutMs: number;
@@ -67,6 +86,22 @@ export class UpstreamStore implements MessageStore {
     return parsed;
   }
 
+  /** Checks that the upstream serves `options.network`. The gateway keeps no ledger of its own. */
+  async open(options: StoreOpenOptions): Promise<StoreOpenResult> {
+    const info = await this.info();
+    if (info.networkId !== options.network) throw new NodeError("STORE_WRONG_NETWORK", `the upstream serves network ${info.networkId}, not ${options.network}`);
+    await this.#local.open({ network: options.network });
+    return { created: false, ledger: false };
+  }
+
+  async close(): Promise<void> {
+    await this.#local.close();
+  }
+
+  async accept(acceptance: Acceptance): Promise<AcceptResult> {
+    return { stored: await this.put(acceptance) };
+  }
+
   async put(entry: StoredMessage): Promise<boolean> {
     const { status, body } = await this.#request("/api/v1/messages", {
       method: "POST",
@@ -110,6 +145,74 @@ export class UpstreamStore implements MessageStore {
     return ids.filter((t): t is string => typeof t === "string").slice(0, max);
   }
 
+  async metadata(id: string): Promise<MessageMetadata | undefined> {
+    const { status, body } = await this.#request(`/api/v1/messages/${encodeURIComponent(id)}/metadata`, { headers: { accept: "application/json" } });
+    if (status === 404) return undefined;
+    const data = dataField(parseJson(body), undefined) as Record<string, unknown> | undefined;
+    if (status < 200 || status > 299 || typeof data !== "object" || data === null) throw upstreamError(status, parseJson(body), "/api/v1/messages/:id/metadata");
+    const referenced = typeof data.referencedByMilestoneIndex === "number" ? data.referencedByMilestoneIndex : undefined;
+    const state = data.ledgerInclusionState;
+    return {
+      arrivalTime: 0,
+      solid: data.isSolid === true,
+      coneRoots: { oldest: 0, youngest: 0 },
+      referencedByMilestoneIndex: referenced,
+      milestoneIndex: typeof data.milestoneIndex === "number" ? data.milestoneIndex : undefined,
+      ledgerInclusionState: state === "noTransaction" || state === "included" || state === "conflicting" ? state : undefined,
+      conflictReason: typeof data.conflictReason === "number" ? data.conflictReason : undefined,
+    };
+  }
+
+  async children(id: string, max: number): Promise<string[]> {
+    const ids = dataField(await this.#json(`/api/v1/messages/${encodeURIComponent(id)}/children`), "childrenMessageIds");
+    return Array.isArray(ids) ? ids.filter((t): t is string => typeof t === "string").slice(0, max) : [];
+  }
+
+  // The ledger and milestones live upstream; a gateway's REST reads of them are forwarded by the HTTP layer.
+  output(): Promise<OutputRecord | undefined> {
+    return notSupported("outputs");
+  }
+
+  addressOutputs(): Promise<string[]> {
+    return notSupported("address outputs");
+  }
+
+  addressBalance(): Promise<AddressBalance> {
+    return notSupported("balances");
+  }
+
+  milestone(): Promise<MilestoneRecord | undefined> {
+    return notSupported("milestones");
+  }
+
+  latestMilestone(): Promise<MilestoneRecord | undefined> {
+    return notSupported("milestones");
+  }
+
+  utxoChanges(): Promise<UtxoChanges | undefined> {
+    return notSupported("milestones");
+  }
+
+  redeemNonce(nonce: string, expiresAt: number): Promise<boolean> {
+    return this.#local.redeemNonce(nonce, expiresAt);
+  }
+
+  revokeToken(jti: string, expiresAt: number): Promise<void> {
+    return this.#local.revokeToken(jti, expiresAt);
+  }
+
+  isTokenRevoked(jti: string): Promise<boolean> {
+    return this.#local.isTokenRevoked(jti);
+  }
+
+  secret(name: string, create: () => Uint8Array): Promise<Uint8Array> {
+    return this.#local.secret(name, create);
+  }
+
+  sweep(now: number): Promise<void> {
+    return this.#local.sweep(now);
+  }
+
   /** The upstream's /api/v1/info `data` (network name in `networkId`, `bech32HRP`, `minPoWScore`). */
   async info(): Promise<NodeInfo> {
     const data = dataField(await this.#json("/api/v1/info"), undefined) as Partial<NodeInfo> | undefined;
@@ -126,6 +229,10 @@ export class UpstreamStore implements MessageStore {
       features: Array.isArray(data.features) ? data.features.filter((f): f is string => typeof f === "string") : [],
     };
   }
+}
+
+async function notSupported(what: string): Promise<never> {
+  throw new NodeError("NOT_SUPPORTED", `a gateway keeps no ${what}: ask the upstream node`);
 }
 
 function parseJson(body: Uint8Array): unknown {

@@ -1,0 +1,44 @@
+// The node's HTTP handler: the REST API v1 and, when configured, prove-ownership, over one router.
+// Routes and shapes are listed in README.md; errors are {"error":{"code":"<status>","message","reason","path"}}.
+import { ProtocolError } from "../../bytes/errors.js";
+import { bearerToken, type JwtService } from "../../auth/index.js";
+import type { ChrysalisNode } from "../pipeline.js";
+import { apiRoutes } from "./api.js";
+import { authRoutes, type ProveOwnershipService } from "./auth.js";
+import { createRouter, type Handler } from "./router.js";
+
+export interface HandlerOptions {
+  /** Enables the /authentication/prove-ownership routes. */
+  proveOwnership?: ProveOwnershipService;
+  /** Verifies the JWT on protected routes. */
+  jwt?: JwtService;
+  /** Whether POST /api/v1/messages needs a valid JWT. Default: true when `jwt` is given. */
+  requireJwtForSubmit?: boolean;
+  /** Largest JSON body accepted, in bytes. Default 256 KiB (a 32 KiB message is about 65 KiB of hex and keys). */
+  maxJsonBytes?: number;
+  /**
+   * Allowed browser origin for CORS ("*" or one origin); unset sends no CORS headers. Preflights (OPTIONS) on known
+   * routes then answer 204, and every answer carries Access-Control-Allow-Origin and exposes Location.
+   */
+  cors?: string;
+  /** Called with errors that are bugs (answered 500 without details). Default: console.error. */
+  onInternalError?: (error: unknown) => void;
+}
+
+export const DEFAULT_MAX_JSON_BYTES = 256 * 1024;
+
+/** Builds the handler for a node (and, when configured, the prove-ownership service and JWT check). */
+export function createHandler(node: ChrysalisNode, options: HandlerOptions = {}): Handler {
+  const requireJwt = options.requireJwtForSubmit ?? options.jwt !== undefined;
+  const jwt = options.jwt;
+  if (requireJwt && jwt === undefined) throw new ProtocolError("INVALID_ARGUMENT", "requireJwtForSubmit needs a JwtService", { path: "jwt" });
+  const routes = apiRoutes(node, {
+    authorize: requireJwt && jwt !== undefined ? (request) => jwt.verify(bearerToken(request.headers)) : undefined,
+    maxJsonBytes: options.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES,
+  });
+  if (options.proveOwnership !== undefined) routes.push(...authRoutes(options.proveOwnership));
+  return createRouter(routes, { cors: options.cors, onInternalError: options.onInternalError });
+}
+
+export { errorResponse, readBody, type Handler, type RequestContext, type Route, type RouteCall } from "./router.js";
+export type { ProveOwnershipService } from "./auth.js";

@@ -1,0 +1,181 @@
+// The web-standard router under every HTTP route of the node: `(Request, context) => Promise<Response>`, so the same
+// handler runs under node:http (server.ts), Hono, Deno, Bun and workers. It matches a route table, answers 404/405,
+// CORS preflights and the error envelope, and reads bodies with a limit. No protocol rule lives here.
+import { concatBytes } from "../../bytes/bytes.js";
+import { ProtocolError } from "../../bytes/errors.js";
+import { isLowerHex } from "../../bytes/hex.js";
+import { MESSAGE_ID_LENGTH } from "../../bytes/limits.js";
+import { AuthError, wwwAuthenticate } from "../../auth/index.js";
+import { isAbortError, NodeError, statusOf } from "../errors.js";
+
+/** What the transport knows about a request that a web-standard Request does not carry. */
+export interface RequestContext {
+  /** The client's address as the server edge sees it (after any trusted proxy). */
+  readonly clientAddress?: string | undefined;
+}
+
+export type Handler = (request: Request, context?: RequestContext) => Promise<Response>;
+
+/** One matched request, as a route's method sees it. */
+export interface RouteCall {
+  readonly request: Request;
+  /** The pattern's capture groups, undecoded. */
+  readonly params: readonly string[];
+  readonly url: URL;
+  readonly context: RequestContext;
+}
+
+export interface Route {
+  /** A stable name for logs and metrics ("messages.submit"). */
+  readonly name: string;
+  readonly pattern: RegExp;
+  readonly methods: Readonly<Record<string, (call: RouteCall) => Promise<Response>>>;
+}
+
+export interface RouterOptions {
+  /** Allowed browser origin for CORS ("*" or one origin); unset sends no CORS headers. */
+  cors?: string | undefined;
+  /** Called with errors that are bugs (answered 500 without details). Default: console.error. */
+  onInternalError?: ((error: unknown) => void) | undefined;
+}
+
+const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" } as const;
+const STATUS_TEXT: Record<number, string> = { 400: "bad request", 401: "unauthorized", 404: "not found", 405: "method not allowed", 413: "payload too large", 415: "unsupported media type", 429: "too many requests", 500: "internal error", 502: "bad gateway", 503: "service unavailable" };
+
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+}
+
+/** The error body of the node API; `reason` and `path` are additions a client can match on. */
+export function errorResponse(status: number, message: string, extra: { reason?: string | undefined; path?: string | undefined } = {}, headers: Record<string, string> = {}): Response {
+  const error: Record<string, string> = { code: String(status), message };
+  if (extra.reason !== undefined) error.reason = extra.reason;
+  if (extra.path !== undefined) error.path = extra.path;
+  return json(status, { error }, headers);
+}
+
+export function mediaType(request: Request): string {
+  return (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+/**
+ * Reads a request body up to `limit` bytes, counting while the stream flows: an oversized body is refused as soon
+ * as the limit is passed (or at once from Content-Length), never buffered whole.
+ */
+export async function readBody(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > limit) {
+    throw new NodeError("BODY_TOO_LARGE", `the body of ${declared} bytes exceeds the limit of ${limit} bytes`);
+  }
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw new NodeError("BODY_TOO_LARGE", `the body exceeds the limit of ${limit} bytes`);
+    }
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? chunks[0]! : concatBytes(chunks);
+}
+
+/** Reads a JSON body (application/json, UTF-8) up to `limit` bytes. */
+export async function readJson(request: Request, limit: number): Promise<unknown> {
+  if (mediaType(request) !== "application/json") throw new NodeError("UNSUPPORTED_MEDIA_TYPE", "send the body as application/json");
+  const body = await readBody(request, limit);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(body);
+  } catch {
+    throw new ProtocolError("INVALID_JSON", "the body is not valid UTF-8");
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new ProtocolError("INVALID_JSON", `malformed JSON: ${(error as Error).message.slice(0, 200)}`);
+  }
+}
+
+/** A message (or transaction) id from a path: 64 hex characters, upper case accepted. */
+export function idParam(raw: string, path = "messageId"): string {
+  const id = raw.toLowerCase();
+  if (!isLowerHex(id, MESSAGE_ID_LENGTH)) throw new ProtocolError("INVALID_HEX", `${path === "messageId" ? "a message id" : path} is 64 hex characters`, { path });
+  return id;
+}
+
+export function decodeParam(raw: string, path: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new ProtocolError("INVALID_ARGUMENT", "malformed percent-encoding", { path });
+  }
+}
+
+/** A handler over a route table: the first route whose pattern matches the path answers. */
+export function createRouter(routes: readonly Route[], options: RouterOptions = {}): Handler {
+  const onInternalError = options.onInternalError ?? ((error: unknown) => console.error("chrysalis node: internal error", error));
+  const cors = options.cors;
+
+  function withCors(response: Response): Response {
+    if (cors === undefined) return response;
+    response.headers.set("access-control-allow-origin", cors);
+    response.headers.set("access-control-expose-headers", "location, www-authenticate, retry-after");
+    if (cors !== "*") response.headers.append("vary", "origin");
+    return response;
+  }
+
+  async function route(request: Request, context: RequestContext): Promise<Response> {
+    try {
+      const url = new URL(request.url);
+      const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, "") : url.pathname;
+      for (const r of routes) {
+        const match = r.pattern.exec(path);
+        if (match === null) continue;
+        if (request.method === "OPTIONS" && cors !== undefined) {
+          return new Response(null, {
+            status: 204,
+            headers: {
+              "access-control-allow-methods": [...Object.keys(r.methods), "OPTIONS"].join(", "),
+              "access-control-allow-headers": "content-type, authorization, authentication",
+              "access-control-max-age": "600",
+            },
+          });
+        }
+        const method = request.method === "HEAD" ? "GET" : request.method;
+        const run = r.methods[method];
+        if (run === undefined) {
+          const allow = Object.keys(r.methods).join(", ");
+          return errorResponse(405, `${request.method} is not allowed here; use ${allow}`, { reason: "METHOD_NOT_ALLOWED" }, { allow });
+        }
+        return await run({ request, params: match.slice(1), url, context });
+      }
+      return errorResponse(404, `no route for ${path.slice(0, 200)}`, { reason: "NOT_FOUND" });
+    } catch (error) {
+      return failure(error, request);
+    }
+  }
+
+  function failure(error: unknown, request: Request): Response {
+    if (isAbortError(error) || request.signal.aborted) return errorResponse(499, "the client closed the request", { reason: "ABORTED" });
+    const status = statusOf(error);
+    if (status === 500) {
+      onInternalError(error);
+      return errorResponse(500, "internal error", {});
+    }
+    const e = error as ProtocolError;
+    const headers: Record<string, string> = {};
+    if (status === 401) headers["www-authenticate"] = error instanceof AuthError ? wwwAuthenticate(error) : "Bearer";
+    if (status === 413) headers.connection = "close";
+    if (status === 503 || status === 429) headers["retry-after"] = "1";
+    return errorResponse(status, e.message || STATUS_TEXT[status] || "error", { reason: e.code, path: e.path }, headers);
+  }
+
+  return async function handle(request: Request, context: RequestContext = {}): Promise<Response> {
+    return withCors(await route(request, context));
+  };
+}
