@@ -3,7 +3,9 @@
 import { compareBytes } from "../bytes/bytes.js";
 import { ProtocolError } from "../bytes/errors.js";
 import { MAX_MESSAGE_LENGTH, MIN_MESSAGE_LENGTH } from "../bytes/limits.js";
-import { type Codec, decodeWith, encodeWith, engine, validateWith } from "./engine.js";
+import { readers, sizers, writers } from "./codecs.generated.js";
+import { decodeWith, encodeWith, type SizeFn, validateWith, type WriteFn } from "./engine.js";
+import type { WriteRoot } from "./roots.js";
 import type { IndexationPayload, Input, Message, MilestonePayload, Output, Payload, ReceiptPayload, TransactionEssence, TransactionPayload } from "./types.js";
 
 /**
@@ -12,7 +14,7 @@ import type { IndexationPayload, Input, Message, MilestonePayload, Output, Paylo
  * transferring the underlying ArrayBuffer to a worker.
  */
 export function encodeMessage(message: Message): Uint8Array {
-  return encodeWith(engine.codecs.message, message, "", MAX_MESSAGE_LENGTH);
+  return encodeWith(sizers.message, writers.message, message, "", MAX_MESSAGE_LENGTH);
 }
 
 /** Parses a complete message and applies every syntactic rule; byte fields are views of one private copy of the input. */
@@ -20,52 +22,52 @@ export function decodeMessage(bytes: Uint8Array): Message {
   if (bytes instanceof Uint8Array && (bytes.length < MIN_MESSAGE_LENGTH || bytes.length > MAX_MESSAGE_LENGTH)) {
     throw new ProtocolError("LENGTH_OUT_OF_RANGE", `a message is ${MIN_MESSAGE_LENGTH} .. ${MAX_MESSAGE_LENGTH} bytes, got ${bytes.length}`, { path: "", offset: 0 });
   }
-  return decodeWith(engine.codecs.message, bytes) as Message;
+  return decodeWith(readers.message, bytes) as Message;
 }
 
 /** Applies every syntactic rule to a message model (exactly what encodeMessage checks); throws ProtocolError. */
 export function validateMessage(message: Message): void {
-  validateWith(engine.codecs.message, message, "", MAX_MESSAGE_LENGTH);
+  validateWith(sizers.message, writers.message, message, "", MAX_MESSAGE_LENGTH);
 }
 
 /** Applies every syntactic rule to a top-level payload (transaction, milestone or indexation); `path` prefixes error paths. */
 export function validatePayload(payload: Payload, path = ""): void {
-  validateWith(engine.codecs.messagePayload, payload, path);
+  validateWith(sizers.messagePayload, writers.messagePayload, payload, path);
 }
 
 /** A top-level payload's bytes from its u32 type tag on (no length prefix). */
 export function encodePayload(payload: Payload): Uint8Array {
-  return encodeWith(engine.codecs.messagePayload, payload);
+  return encodeWith(sizers.messagePayload, writers.messagePayload, payload);
 }
 
 export function decodePayload(bytes: Uint8Array): Payload {
-  return decodeWith(engine.codecs.messagePayload, bytes) as Payload;
+  return decodeWith(readers.messagePayload, bytes) as Payload;
 }
 
 /** The essence bytes whose BLAKE2b-256 each signature unlock block signs. */
 export function encodeTransactionEssence(essence: TransactionEssence): Uint8Array {
-  return encodeWith(engine.codecs.transactionEssence, essence);
+  return encodeWith(sizers.transactionEssence, writers.transactionEssence, essence);
 }
 
 export function decodeTransactionEssence(bytes: Uint8Array): TransactionEssence {
-  return decodeWith(engine.codecs.transactionEssence, bytes) as TransactionEssence;
+  return decodeWith(readers.transactionEssence, bytes) as TransactionEssence;
 }
 
 /** The transaction payload from its u32 type tag on, unlock blocks included: what the transaction id hashes. */
 export function encodeTransactionPayload(payload: TransactionPayload): Uint8Array {
-  return encodeWith(engine.codecs.transactionPayload, payload);
+  return encodeWith(sizers.transactionPayload, writers.transactionPayload, payload);
 }
 
 export function decodeTransactionPayload(bytes: Uint8Array): TransactionPayload {
-  return decodeWith(engine.codecs.transactionPayload, bytes) as TransactionPayload;
+  return decodeWith(readers.transactionPayload, bytes) as TransactionPayload;
 }
 
 export function encodeMilestonePayload(payload: MilestonePayload): Uint8Array {
-  return encodeWith(engine.codecs.milestonePayload, payload);
+  return encodeWith(sizers.milestonePayload, writers.milestonePayload, payload);
 }
 
 export function decodeMilestonePayload(bytes: Uint8Array): MilestonePayload {
-  return decodeWith(engine.codecs.milestonePayload, bytes) as MilestonePayload;
+  return decodeWith(readers.milestonePayload, bytes) as MilestonePayload;
 }
 
 /**
@@ -73,40 +75,42 @@ export function decodeMilestonePayload(bytes: Uint8Array): MilestonePayload {
  * signatures are Ed25519 over BLAKE2b-256 of these bytes.
  */
 export function encodeMilestoneEssence(milestone: MilestonePayload): Uint8Array {
-  return encodeWith(engine.codecs.milestoneEssence, milestone);
+  return encodeWith(sizers.milestoneEssence, writers.milestoneEssence, milestone);
 }
 
 export function encodeIndexationPayload(payload: IndexationPayload): Uint8Array {
-  return encodeWith(engine.codecs.indexationPayload, payload);
+  return encodeWith(sizers.indexationPayload, writers.indexationPayload, payload);
 }
 
 export function decodeIndexationPayload(bytes: Uint8Array): IndexationPayload {
-  return decodeWith(engine.codecs.indexationPayload, bytes) as IndexationPayload;
+  return decodeWith(readers.indexationPayload, bytes) as IndexationPayload;
 }
 
 export function encodeReceiptPayload(payload: ReceiptPayload): Uint8Array {
-  return encodeWith(engine.codecs.receiptPayload, payload);
+  return encodeWith(sizers.receiptPayload, writers.receiptPayload, payload);
 }
 
 export function decodeReceiptPayload(bytes: Uint8Array): ReceiptPayload {
-  return decodeWith(engine.codecs.receiptPayload, bytes) as ReceiptPayload;
+  return decodeWith(readers.receiptPayload, bytes) as ReceiptPayload;
 }
 
 /**
  * `items` in the protocol's sorted order (ascending serialized form, type tag included), each encoded once to find its
  * place; an element that does not encode is refused with `path[i]` (its position as given).
  */
-function sortedBySerializedForm<T>(codec: Codec, items: readonly T[], path: string): T[] {
-  const keyed = items.map((item, i) => ({ item, key: encodeWith(codec, item, `${path}[${i}]`) }));
+function sortedBySerializedForm<T>(root: WriteRoot, items: readonly T[], path: string): T[] {
+  const size: SizeFn = sizers[root];
+  const write: WriteFn = writers[root];
+  const keyed = items.map((item, i) => ({ item, key: encodeWith(size, write, item, `${path}[${i}]`) }));
   return keyed.sort((a, b) => compareBytes(a.key, b.key)).map((k) => k.item);
 }
 
 /** Inputs in canonical (serialized) order, as an essence must hold them. */
 export function sortInputs<T extends Input>(inputs: readonly T[], path = "inputs"): T[] {
-  return sortedBySerializedForm(engine.codecs.input, inputs, path);
+  return sortedBySerializedForm("input", inputs, path);
 }
 
 /** Outputs in canonical (serialized) order, as an essence must hold them. */
 export function sortOutputs<T extends Output>(outputs: readonly T[], path = "outputs"): T[] {
-  return sortedBySerializedForm(engine.codecs.output, outputs, path);
+  return sortedBySerializedForm("output", outputs, path);
 }

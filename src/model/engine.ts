@@ -1,34 +1,35 @@
-// The codec of every object of objects.ts, and the entry-point wrappers around one: decode (copy, read, no trailing
-// bytes), encode (size, allocate once, write), validate (write into a scratch), JSON in and out. The codecs are the
-// generated ones (codecs.generated.ts, written by `npm run build`); tests swap in the interpreter to compare them.
+// The codec operations of an engine, and the entry-point wrappers around them: decode (copy, read, no trailing bytes),
+// encode (size, allocate once, write), validate (write into a scratch), JSON in and out. codec.ts and json.ts run the
+// generated operations (codecs.generated.ts, written by `npm run build`); tests swap in the interpreter's to compare.
 import { Fault, Reader, Writer, allocate, privateCopy } from "../bytes/cursor.js";
 import { ProtocolError } from "../bytes/errors.js";
 import { MAX_MESSAGE_LENGTH } from "../bytes/limits.js";
-import { codecs as generated } from "./codecs.generated.js";
-import type * as objects from "./objects.js";
+import type { JsonRoot, ReadRoot, WriteRoot } from "./roots.js";
 import { beginJson, type Obj } from "./runtime.js";
 
-/** What an engine makes of one node. `size` validates a model and measures it; `fromJson` applies every rule but order and the array rules, which need the bytes. */
-export interface Codec {
-  size(value: unknown, parent: unknown): number;
-  write(w: Writer, value: unknown, parent: unknown): void;
-  read(r: Reader, parent: Obj): unknown;
-  fromJson(value: unknown, parent: Obj): unknown;
-  toJson(value: unknown): unknown;
+/** What an engine makes of one node: `size` validates a model and measures it; `fromJson` applies every rule but order
+ * and the array rules, which need the bytes (fromJsonWith runs them by validating). */
+export type ReadFn = (r: Reader, parent?: Obj) => unknown;
+export type SizeFn = (value: unknown, parent?: unknown) => number;
+export type WriteFn = (w: Writer, value: unknown, parent?: unknown) => void;
+export type FromJsonFn = (value: unknown, parent?: Obj) => unknown;
+export type ToJsonFn = (value: unknown) => unknown;
+
+/** An engine's codecs, one table per operation (roots.ts says for which objects). */
+export interface CodecTables {
+  readers: Record<ReadRoot, ReadFn>;
+  sizers: Record<WriteRoot, SizeFn>;
+  writers: Record<WriteRoot, WriteFn>;
+  jsonReaders: Record<JsonRoot, FromJsonFn>;
+  jsonWriters: Record<JsonRoot, ToJsonFn>;
 }
 
-/** One codec per object declared in objects.ts. */
-export type Codecs = { readonly [K in keyof typeof objects]: Codec };
-
-/** The codecs in use: the generated ones, unless a test installed the interpreter's (see interpreter.ts). */
-export const engine: { codecs: Codecs } = { codecs: generated };
-
 /** Runs a reader over `bytes` (copied once; fields are views of the copy) and demands it ends there. */
-export function decodeWith(codec: Codec, bytes: unknown, path = ""): unknown {
+export function decodeWith(read: ReadFn, bytes: unknown, path = ""): unknown {
   if (!(bytes instanceof Uint8Array)) throw new ProtocolError("INVALID_ARGUMENT", "expected a Uint8Array", { path });
   const r = new Reader(privateCopy(bytes));
   try {
-    const value = codec.read(r, {});
+    const value = read(r, {});
     if (r.pos !== r.end) throw new Fault("TRAILING_BYTES", `${r.end - r.pos} bytes after the end`, r.pos);
     return value;
   } catch (e) {
@@ -45,19 +46,19 @@ const scratchOutput = new Uint8Array(MAX_MESSAGE_LENGTH);
 const scratchOf = (size: number): Uint8Array => (size <= scratchOutput.length ? scratchOutput : new Uint8Array(size));
 
 /** Measures and validates a model, then writes it into `output(size)`; `maxSize` bounds the result. */
-function writeWith(codec: Codec, value: unknown, path: string, maxSize: number | undefined, output: (size: number) => Uint8Array): Uint8Array {
+function writeWith(size: SizeFn, write: WriteFn, value: unknown, path: string, maxSize: number | undefined, output: (size: number) => Uint8Array): Uint8Array {
   try {
-    const size = codec.size(value, undefined);
-    if (maxSize !== undefined && size > maxSize) throw new Fault("LENGTH_OUT_OF_RANGE", `encodes to ${size} bytes, more than ${maxSize}`, undefined);
-    const w = new Writer(output(size));
+    const n = size(value, undefined);
+    if (maxSize !== undefined && n > maxSize) throw new Fault("LENGTH_OUT_OF_RANGE", `encodes to ${n} bytes, more than ${maxSize}`, undefined);
+    const w = new Writer(output(n));
     try {
-      codec.write(w, value, undefined);
+      write(w, value, undefined);
     } catch (e) {
       if (e instanceof Fault) throw e;
       // The size pass validated every value, so the writer can only fail on a model whose getters answer differently now.
       throw new ProtocolError("INVALID_ARGUMENT", "the model changed while it was being encoded", { path, cause: e });
     }
-    if (w.pos !== size) throw new ProtocolError("INVALID_ARGUMENT", "the model changed while it was being encoded", { path });
+    if (w.pos !== n) throw new ProtocolError("INVALID_ARGUMENT", "the model changed while it was being encoded", { path });
     return w.bytes;
   } catch (e) {
     if (e instanceof Fault) throw e.toProtocolError(path);
@@ -66,13 +67,13 @@ function writeWith(codec: Codec, value: unknown, path: string, maxSize: number |
 }
 
 /** Validates and measures a model, allocates the output once and writes it; `maxSize` bounds the result. */
-export function encodeWith(codec: Codec, value: unknown, path = "", maxSize?: number): Uint8Array {
-  return writeWith(codec, value, path, maxSize, allocate);
+export function encodeWith(size: SizeFn, write: WriteFn, value: unknown, path = "", maxSize?: number): Uint8Array {
+  return writeWith(size, write, value, path, maxSize, allocate);
 }
 
 /** Applies every rule `encodeWith` applies, without allocating or returning the bytes. */
-export function validateWith(codec: Codec, value: unknown, path = "", maxSize?: number): void {
-  writeWith(codec, value, path, maxSize, scratchOf);
+export function validateWith(size: SizeFn, write: WriteFn, value: unknown, path = "", maxSize?: number): void {
+  writeWith(size, write, value, path, maxSize, scratchOf);
 }
 
 /**
@@ -80,20 +81,25 @@ export function validateWith(codec: Codec, value: unknown, path = "", maxSize?: 
  * order and array rules by validating the model. Anything but our own refusal (a throwing getter, a Proxy trap) is
  * INVALID_JSON.
  */
-export function fromJsonWith(codec: Codec, json: unknown, path = "", maxSize?: number): unknown {
+export function fromJsonWith(fromJson: FromJsonFn, size: SizeFn, write: WriteFn, json: unknown, path = "", maxSize?: number): unknown {
   beginJson();
   let value: unknown;
   try {
-    value = codec.fromJson(json, {});
+    value = fromJson(json, {});
   } catch (e) {
     if (e instanceof Fault) throw e.toProtocolError(path);
     throw new ProtocolError("INVALID_JSON", "the JSON value could not be read", { path, cause: e });
   }
-  validateWith(codec, value, path, maxSize);
+  validateWith(size, write, value, path, maxSize);
   return value;
 }
 
 /** The node REST JSON of a model (trusted: it came from a decoder or was built by the caller). */
-export function toJsonWith(codec: Codec, value: unknown): unknown {
-  return codec.toJson(value);
+export function toJsonWith(toJson: ToJsonFn, value: unknown): unknown {
+  try {
+    return toJson(value);
+  } catch (e) {
+    if (e instanceof Fault) throw e.toProtocolError("");
+    throw e;
+  }
 }

@@ -4,12 +4,12 @@
 import { Fault, type Reader, type Writer } from "../bytes/cursor.js";
 import { toHex } from "../bytes/hex.js";
 import { MAX_U64 } from "../bytes/limits.js";
-import { type Codec, type Codecs, engine } from "./engine.js";
-import { codecs as generated } from "./codecs.generated.js";
+import * as generated from "./codecs.generated.js";
+import type { CodecTables, FromJsonFn, ReadFn, SizeFn, ToJsonFn, WriteFn } from "./engine.js";
+import { JSON_ROOTS, READ_ROOTS, WRITE_ROOTS } from "./roots.js";
 import * as objects from "./objects.js";
 import {
   Bounds,
-  type Obj,
   checkOrder,
   countAt,
   distinctRule,
@@ -26,6 +26,17 @@ import {
   u64NumberToJson,
 } from "./runtime.js";
 import { type ArrayNode, type Node, type PayloadNode, type StructNode, type UnionNode, fieldSpans, variantTag } from "./schema.js";
+
+/** The five operations on one node. */
+interface Codec {
+  read: ReadFn;
+  size: SizeFn;
+  write: WriteFn;
+  fromJson: FromJsonFn;
+  toJson: ToJsonFn;
+}
+
+type Obj = Record<string, unknown>;
 
 const invalid = (message: string): Fault => new Fault("INVALID_ARGUMENT", message, undefined);
 const range = (min: number, max: number, got: unknown): Fault => new Fault("VALUE_OUT_OF_RANGE", `expected ${min} .. ${max}, got ${String(got)}`, undefined);
@@ -53,6 +64,8 @@ export function interpret(node: Node): Codec {
 }
 
 function build(node: Node): Codec {
+  // A union of one struct is that struct: its own type tag check refuses every other type.
+  if (node.kind === "union" && node.variants.length === 1) return interpret(node.variants[0]!);
   switch (node.kind) {
     case "uint": {
       const { width, min, max } = node;
@@ -266,7 +279,7 @@ function structCodec(node: StructNode): Codec {
   const fields = node.fields.map((f) => ({ ...f, codec: interpret(f.node) }));
   return {
     size(v) {
-      if (typeof v !== "object" || v === null) throw invalid(`expected ${node.name} to be an object`);
+      if (typeof v !== "object" || v === null) throw invalid("expected an object");
       let total = 0;
       for (const f of fields) total += at(f.json, () => f.codec.size((v as Obj)[f.key], v));
       return total;
@@ -380,13 +393,37 @@ function payloadCodec(node: PayloadNode): Codec {
   };
 }
 
-/** The interpreted codec of every object of objects.ts. */
-export const interpretedCodecs = Object.fromEntries(Object.entries(objects).map(([name, node]) => [name, interpret(node)])) as unknown as Codecs;
+const nodes = objects as unknown as Record<string, Node>;
+const tableOf = <R extends string, F>(roots: readonly R[], op: (codec: Codec) => F): Record<R, F> =>
+  Object.fromEntries(roots.map((root) => [root, op(interpret(nodes[root]!))])) as Record<R, F>;
+
+/** The interpreter's operations, in the generated code's tables (codecs.generated.ts). */
+export const interpretedTables: CodecTables = {
+  readers: tableOf(READ_ROOTS, (c) => c.read),
+  sizers: tableOf(WRITE_ROOTS, (c) => c.size),
+  writers: tableOf(WRITE_ROOTS, (c) => c.write),
+  jsonReaders: tableOf(JSON_ROOTS, (c) => c.fromJson),
+  jsonWriters: tableOf(JSON_ROOTS, (c) => c.toJson),
+};
+
+/** The generated operations, as built (the tables codec.ts and json.ts call are swapped in place). */
+export const generatedTables: CodecTables = {
+  readers: { ...generated.readers },
+  sizers: { ...generated.sizers },
+  writers: { ...generated.writers },
+  jsonReaders: { ...generated.jsonReaders },
+  jsonWriters: { ...generated.jsonWriters },
+};
 
 export type CodecEngine = "generated" | "interpreted";
 
-/** Installs one engine's codecs behind every entry point of codec.ts and json.ts (tests run each case on both). */
+/** Installs one engine's operations behind every entry point of codec.ts and json.ts (tests run each case on both). */
 export function selectCodecEngine(choice: CodecEngine = "generated"): CodecEngine {
-  engine.codecs = choice === "interpreted" ? interpretedCodecs : generated;
+  const from = choice === "interpreted" ? interpretedTables : generatedTables;
+  Object.assign(generated.readers, from.readers);
+  Object.assign(generated.sizers, from.sizers);
+  Object.assign(generated.writers, from.writers);
+  Object.assign(generated.jsonReaders, from.jsonReaders);
+  Object.assign(generated.jsonWriters, from.jsonWriters);
   return choice;
 }

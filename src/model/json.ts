@@ -2,7 +2,8 @@
 // run by the JSON codec derived from objects.ts. Every error names its JSON path.
 import { ProtocolError } from "../bytes/errors.js";
 import { MAX_MESSAGE_LENGTH, MESSAGE_ID_LENGTH } from "../bytes/limits.js";
-import { engine, fromJsonWith, toJsonWith } from "./engine.js";
+import { jsonReaders, jsonWriters, sizers, writers } from "./codecs.generated.js";
+import { fromJsonWith, toJsonWith } from "./engine.js";
 import type { Message, MessageJson, PartialMessage, Payload, PayloadJson } from "./types.js";
 
 export type {
@@ -40,22 +41,22 @@ export interface NodeInfoJson {
 
 /** Parses the node REST JSON of a complete message and applies every syntactic rule. */
 export function messageFromJson(json: unknown): Message {
-  return fromJsonWith(engine.codecs.message, json, "", MAX_MESSAGE_LENGTH) as Message;
+  return fromJsonWith(jsonReaders.message, sizers.message, writers.message, json, "", MAX_MESSAGE_LENGTH) as Message;
 }
 
 /** The node REST JSON of a message: lowercase hex, u64 as decimal strings, an absent payload as null. */
 export function messageToJson(message: Message): MessageJson {
-  return toJsonWith(engine.codecs.message, message) as MessageJson;
+  return toJsonWith(jsonWriters.message, message) as MessageJson;
 }
 
 /** Parses the JSON of a payload alone (as found at `path`, e.g. "payload") and applies its syntactic rules. */
 export function payloadFromJson(json: unknown, path = "payload"): Payload {
-  return fromJsonWith(engine.codecs.messagePayload, json, path) as Payload;
+  return fromJsonWith(jsonReaders.messagePayload, sizers.messagePayload, writers.messagePayload, json, path) as Payload;
 }
 
 /** The JSON of a payload (node API v1 shapes). */
 export function payloadToJson(payload: Payload): PayloadJson {
-  return toJsonWith(engine.codecs.messagePayload, payload) as PayloadJson;
+  return toJsonWith(jsonWriters.messagePayload, payload) as PayloadJson;
 }
 
 const ZERO_PARENT = "00".repeat(MESSAGE_ID_LENGTH);
