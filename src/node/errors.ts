@@ -8,7 +8,9 @@ export type NodeErrorCode =
   | "NONCE_WITHOUT_NETWORK_ID" // a nonce the PoW could not have covered
   | "WRONG_NETWORK_ID"
   | "INSUFFICIENT_POW"
-  | "CANNOT_FILL" // the node cannot fill a missing field (no tips, PoW disabled): 503
+  | "CANNOT_FILL" // the node cannot fill a missing field (it has no tips): 503
+  | "POW_DISABLED" // parents or a nonce left for the node to fill while its PoW is off: 400 as Hornet
+  | "MILESTONE_REFUSED" // a milestone payload from a submitter: only the node's coordinator issues milestones
   | "POW_QUEUE_FULL" // the miner's queue is full: 503
   | "POW_FAILED" // the node's miner failed (a worker died, the miner closed): 503
   | "INPUT_NOT_FOUND"
@@ -20,6 +22,7 @@ export type NodeErrorCode =
   | "BODY_TOO_LARGE"
   | "UNSUPPORTED_MEDIA_TYPE"
   | "UNAUTHORIZED"
+  | "INVALID_API_KEY" // the api-key query parameter does not match --api-key-file: 401
   | "UPSTREAM_FAILED"
   | "SHUTTING_DOWN"
   | "PARENT_NOT_SOLID" // a parent the node does not know (it has no gossip to fetch it): 400 as Hornet
@@ -40,6 +43,8 @@ const DEFAULT_STATUS: Record<NodeErrorCode, number> = {
   WRONG_NETWORK_ID: 400,
   INSUFFICIENT_POW: 400,
   CANNOT_FILL: 503,
+  POW_DISABLED: 400,
+  MILESTONE_REFUSED: 400,
   POW_QUEUE_FULL: 503,
   POW_FAILED: 503,
   INPUT_NOT_FOUND: 400,
@@ -51,6 +56,7 @@ const DEFAULT_STATUS: Record<NodeErrorCode, number> = {
   BODY_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   UNAUTHORIZED: 401,
+  INVALID_API_KEY: 401,
   UPSTREAM_FAILED: 502,
   SHUTTING_DOWN: 503,
   PARENT_NOT_SOLID: 400,
