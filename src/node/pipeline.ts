@@ -497,7 +497,10 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
       consumedOutputs: draft.consumedOutputs,
     };
     const arrivalTime = Date.now();
-    await store.accept({ ...stored, arrivalTime, coneRoots, milestone: application });
+    // Another instance sharing the store may have built the very same milestone (same key, tips and second): then its
+    // message is stored already and this one was not written: the same outcome as losing the index.
+    const { stored: written } = await store.accept({ ...stored, arrivalTime, coneRoots, milestone: application });
+    if (!written) throw new NodeError("MILESTONE_CONFLICT", `milestone ${index} was issued by another instance`);
     storedSinceMilestone++;
     const record: MilestoneRecord = { index, messageId: stored.id, timestamp: draft.timestamp };
     if (previous !== undefined && draft.timestamp > previous.timestamp) {
