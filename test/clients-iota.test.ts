@@ -14,7 +14,7 @@ import {
   send,
   sendData,
   serializeMessage,
-  type IMessage,
+  type MessageJson,
 } from "@iota/iota.js";
 import { MqttClient } from "@iota/mqtt.js";
 import { fromHex, toHex } from "../src/bytes/hex.js";
@@ -117,7 +117,7 @@ describe("SingleNodeClient against a node with its coordinator: every read and w
     const recipient = walletAddress(recipientSeed);
     const recipientBech32 = Bech32Helper.toBech32(0, recipient, HRP);
     const { messageId, message } = await send(client, genesisSeed, 0, recipientBech32, 3_000_000);
-    const tx = message.payload as Extract<IMessage["payload"], { type: 0 }>;
+    const tx = message.payload!;
     const txId = transactionIdIn(await client.messageRaw(messageId));
 
     const balance = await client.address(recipientBech32);
@@ -129,7 +129,7 @@ describe("SingleNodeClient against a node with its coordinator: every read and w
     expect((await client.addressEd25519Outputs(toHex(recipient), 0, true)).outputIds).toEqual(outputs.outputIds);
     const output = await client.output(outputs.outputIds[0]!);
     expect(output).toMatchObject({ messageId, transactionId: txId, isSpent: false, output: { type: 0, address: { type: 0, address: toHex(recipient) }, amount: 3_000_000 } });
-    expect(tx.essence.inputs).toEqual([{ type: 0, transactionId: GENESIS_TX, transactionOutputIndex: 0 }]);
+    expect(tx.essence!.inputs).toEqual([{ type: 0, transactionId: GENESIS_TX, transactionOutputIndex: 0 }]);
     // The genesis output is spent by this transaction; with include-spent it is listed after the unspent ones.
     const genesisHex = toHex(walletAddress(genesisSeed));
     const spentToo = await client.addressEd25519Outputs(genesisHex, undefined, true);
@@ -281,7 +281,7 @@ describe("promote, reattach and retry follow Hornet's advice", () => {
     // 15 milestones behind: still attachable; then another message takes the only tip slot and a milestone passes.
     const forgotten = await client.messageSubmit({ parentMessageIds: [anchor], payload: { type: 2, index: Converter.utf8ToHex("forgotten"), data: Converter.utf8ToHex("again") } });
     const latest = await client.milestone((await client.info()).latestMilestoneIndex);
-    await client.messageSubmit({ parentMessageIds: [latest.messageId], payload: null as unknown as undefined });
+    await client.messageSubmit({ parentMessageIds: [latest.messageId], payload: null });
     await milestones(1);
     const advice = await client.messageMetadata(forgotten);
     expect(advice).toMatchObject({ shouldPromote: false, shouldReattach: true });
@@ -296,7 +296,7 @@ describe("promote, reattach and retry follow Hornet's advice", () => {
   });
 });
 
-function idOfMessage(message: IMessage): string {
+function idOfMessage(message: MessageJson): string {
   const stream = new WriteStream();
   serializeMessage(stream, message);
   return idOf(stream.finalBytes());

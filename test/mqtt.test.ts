@@ -2,7 +2,7 @@
 // the API port of a real node: each topic, its payload, Hornet's on-subscribe answers, and what the broker refuses.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Converter } from "@iota/util.js";
-import { Bech32Helper, SingleNodeClient, send, type IMessage, type IMessageMetadata, type IOutputResponse } from "@iota/iota.js";
+import { Bech32Helper, SingleNodeClient, send, type MessageJson, type MessageMetadataJson, type OutputResponseJson } from "@iota/iota.js";
 import { MqttClient } from "@iota/mqtt.js";
 import mqtt from "mqtt";
 import { toHex } from "../src/bytes/hex.js";
@@ -43,8 +43,8 @@ describe("every topic of the event API, with iota.js MqttClient", () => {
   it("messages and messagesRaw: the raw bytes of each new message; messages/indexation/{hex}: only that index", async () => {
     const index = `topic-${Date.now()}`;
     const raw = firstEvent<Uint8Array>((cb) => events.messagesRaw(cb), (d) => decodeMessage(d).payload?.type === 2, 5000, "messages (raw)");
-    const decoded = firstEvent<IMessage>((cb) => events.messages((t, d) => cb(t, d)), (d) => d.payload?.type === 2 && d.payload.index === Converter.utf8ToHex(index), 5000, "messages");
-    const byIndex = firstEvent<IMessage>((cb) => events.index(index, (t, d) => cb(t, d)), () => true, 5000, "messages/indexation");
+    const decoded = firstEvent<MessageJson>((cb) => events.messages((t, d) => cb(t, d)), (d) => d.payload?.type === 2 && d.payload.index === Converter.utf8ToHex(index), 5000, "messages");
+    const byIndex = firstEvent<MessageJson>((cb) => events.index(index, (t, d) => cb(t, d)), () => true, 5000, "messages/indexation");
     const byIndexRaw = firstEvent<Uint8Array>((cb) => events.indexRaw(index, cb), () => true, 5000, "messages/indexation (raw)");
     const other = firstEvent<Uint8Array>((cb) => events.indexRaw("other-index", cb), () => true, 1500, "no other index").then(() => "published", () => "quiet");
     await new Promise((r) => setTimeout(r, 200));
@@ -58,9 +58,9 @@ describe("every topic of the event API, with iota.js MqttClient", () => {
 
   it("messages/{id}/metadata: at once when known, then again when referenced; messages/referenced: each referenced one", async () => {
     const id = await client.messageSubmit({ payload: { type: 2, index: Converter.utf8ToHex("metadata topic"), data: "" } });
-    const states: IMessageMetadata[] = [];
-    const referenced = firstEvent<IMessageMetadata>((cb) => events.messageMetadata(id, (t, d) => (states.push(d), cb(t, d))), (d) => d.referencedByMilestoneIndex !== undefined, 5000, "metadata referenced");
-    const onReferencedTopic = firstEvent<IMessageMetadata>((cb) => events.messagesMetadata(cb), (d) => d.messageId === id, 5000, "messages/referenced");
+    const states: MessageMetadataJson[] = [];
+    const referenced = firstEvent<MessageMetadataJson>((cb) => events.messageMetadata(id, (t, d) => (states.push(d), cb(t, d))), (d) => d.referencedByMilestoneIndex !== undefined, 5000, "metadata referenced");
+    const onReferencedTopic = firstEvent<MessageMetadataJson>((cb) => events.messagesMetadata(cb), (d) => d.messageId === id, 5000, "messages/referenced");
     const final = (await referenced).data;
     expect(final).toMatchObject({ messageId: id, isSolid: true, ledgerInclusionState: "noTransaction" });
     expect((await onReferencedTopic).data).toEqual(final);
@@ -73,12 +73,12 @@ describe("every topic of the event API, with iota.js MqttClient", () => {
     const recipient = walletAddress(randomSeed());
     const recipientHex = toHex(recipient);
     const recipientBech32 = Bech32Helper.toBech32(0, recipient, "atoi");
-    const byBech32 = firstEvent<IOutputResponse>((cb) => events.addressOutputs(recipientBech32, cb), () => true, 8000, "addresses/{bech32}/outputs");
-    const byHex = firstEvent<IOutputResponse>((cb) => events.addressEd25519Outputs(recipientHex, cb), () => true, 8000, "addresses/ed25519/{hex}/outputs");
+    const byBech32 = firstEvent<OutputResponseJson>((cb) => events.addressOutputs(recipientBech32, cb), () => true, 8000, "addresses/{bech32}/outputs");
+    const byHex = firstEvent<OutputResponseJson>((cb) => events.addressEd25519Outputs(recipientHex, cb), () => true, 8000, "addresses/ed25519/{hex}/outputs");
     await new Promise((r) => setTimeout(r, 200));
     const { messageId } = await send(client, genesisSeed, 0, recipientBech32, 1_500_000);
     const txId = transactionId((decodeMessage(await client.messageRaw(messageId)).payload as Parameters<typeof transactionId>[0]));
-    const included = firstEvent<IMessage>((cb) => events.transactionIncludedMessage(txId, (t, d) => cb(t, d)), () => true, 8000, "transactions/{id}/included-message");
+    const included = firstEvent<MessageJson>((cb) => events.transactionIncludedMessage(txId, (t, d) => cb(t, d)), () => true, 8000, "transactions/{id}/included-message");
     const includedRaw = firstEvent<Uint8Array>((cb) => events.transactionIncludedMessageRaw(txId, cb), () => true, 8000, "transactions/{id}/included-message (raw)");
     const event = (await byBech32).data;
     expect(event).toMatchObject({ messageId, transactionId: txId, isSpent: false, output: { type: 0, address: { type: 0, address: recipientHex }, amount: 1_500_000 } });
@@ -91,7 +91,7 @@ describe("every topic of the event API, with iota.js MqttClient", () => {
 
     // outputs/{id}: the current state at once; the spend is announced when a milestone confirms it.
     const outputId = `${txId}${event.outputIndex.toString(16).padStart(2, "0")}00`;
-    const now = await firstEvent<IOutputResponse>((cb) => events.output(outputId, cb), () => true, 5000, "outputs/{id} at once");
+    const now = await firstEvent<OutputResponseJson>((cb) => events.output(outputId, cb), () => true, 5000, "outputs/{id} at once");
     expect(now.data).toMatchObject({ messageId, transactionId: txId, isSpent: false });
     // Once a transaction is in the ledger, a new subscriber gets its including message at once. (A second callback on
     // the same MqttClient sends no SUBSCRIBE, so the new subscriber is a new client.)
