@@ -12,25 +12,45 @@ import type { Message } from "../model/types.js";
 import { authHeaders, signNonce } from "../auth/index.js";
 import { mineNonce, type Miner } from "../pow/index.js";
 
-/** A failed call: the node's error answer (status, its `code` string, message, and our `reason`/`path` when sent). */
-export class ClientError extends Error {
-  /** HTTP status; 0 when no answer arrived (network failure). */
+/**
+ * Every failure of a client call, except an abort (an AbortError, as fetch raises): the node's error answer (status,
+ * its `code` string, message, our `reason`/`path` when sent), no answer, or a refusal before any request (a bad
+ * argument or secret key: status 0, `code` and `reason` the refusal's stable code, the original error as `cause`).
+ * A ProtocolError, so code that handles the library's rejections handles these too.
+ */
+export class ClientError extends ProtocolError {
+  /** HTTP status; 0 when no answer arrived (network failure) or nothing was sent. */
   readonly status: number;
-  /** The `error.code` of the answer (the status as a string in the node API), or NETWORK_ERROR / BAD_RESPONSE. */
-  readonly code: string;
-  /** The stable reason code, when the server sends one (chrysalis-core servers do). */
+  /** The stable reason code, when the server sends one (chrysalis-core servers do), or the local refusal's code. */
   readonly reason: string | undefined;
-  /** The field the server blamed, when it names one. */
-  readonly path: string | undefined;
 
   constructor(status: number, code: string, message: string, extra: { reason?: string | undefined; path?: string | undefined; cause?: unknown } = {}) {
-    super(message, extra.cause !== undefined ? { cause: extra.cause } : undefined);
+    super(code, message, extra.cause !== undefined ? { cause: extra.cause } : {});
     this.name = "ClientError";
     this.status = status;
-    this.code = code;
     this.reason = extra.reason;
-    this.path = extra.path;
+    // Set here, not through ProtocolError's options: those would append the path to a message that names it already.
+    (this as { path: string | undefined }).path = extra.path;
   }
+}
+
+/** Any failure inside a client call as a ClientError with the original as its cause; aborts stay AbortErrors. */
+function asClientError(error: unknown): unknown {
+  if (error instanceof ClientError || (error as { name?: unknown } | null)?.name === "AbortError") return error;
+  if (error instanceof ProtocolError) return new ClientError(0, error.code, error.message, { reason: error.code, path: error.path, cause: error });
+  const message = error instanceof Error ? error.message : String(error);
+  return new ClientError(0, "CLIENT_FAILED", message, { cause: error });
+}
+
+/** The method, with every failure it raises passed through asClientError. */
+function guard<A extends unknown[], R>(method: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args: A): Promise<R> => {
+    try {
+      return await method(...args);
+    } catch (error) {
+      throw asClientError(error);
+    }
+  };
 }
 
 /**
@@ -203,8 +223,8 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
   let base: string;
   try {
     base = new URL(baseUrl).href.replace(/\/+$/, "");
-  } catch {
-    throw new ProtocolError("INVALID_ARGUMENT", "baseUrl is not a valid URL", { path: "baseUrl" });
+  } catch (error) {
+    throw new ClientError(0, "INVALID_ARGUMENT", "baseUrl is not a valid URL", { reason: "INVALID_ARGUMENT", path: "baseUrl", cause: error });
   }
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   let jwt = options.jwt;
@@ -360,6 +380,8 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
     return message;
   }
 
+  // Every call goes through guard(): whatever fails inside (a bad key, a malformed answer) reaches the caller as a
+  // ClientError with the cause attached.
   return {
     baseUrl: base,
     get jwt() {
@@ -368,8 +390,8 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
     setJwt(value: string | undefined): void {
       jwt = value;
     },
-    requestNonce,
-    async proveOwnership(identityId: string, secretKeyBase58: string): Promise<string> {
+    requestNonce: guard(requestNonce),
+    proveOwnership: guard(async (identityId: string, secretKeyBase58: string): Promise<string> => {
       const nonce = await requestNonce(identityId);
       const signedNonce = signNonce(nonce, secretKeyBase58);
       const response = await call("POST", `/authentication/prove-ownership/${encodeURIComponent(identityId)}`, {
@@ -380,8 +402,8 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
       if (typeof token !== "string") throw new ClientError(200, "BAD_RESPONSE", "the jwt is not a string");
       jwt = token;
       return token;
-    },
-    async submitMessage(input: SubmittableMessage, submit: SubmitMessageOptions = {}): Promise<string> {
+    }),
+    submitMessage: guard(async (input: SubmittableMessage, submit: SubmitMessageOptions = {}): Promise<string> => {
       if (input instanceof Uint8Array) return post(input, "application/octet-stream", submit.signal);
       if (typeof input !== "object" || input === null) throw new ProtocolError("INVALID_ARGUMENT", "expected a message (JSON, model or bytes)", { path: "" });
       const partial: PartialMessage = isModel(input) ? (input as PartialMessage) : partialMessageFromJson(input);
@@ -402,21 +424,16 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
         infoCache = undefined;
         return once();
       }
-    },
-    async getMessage(messageId: string): Promise<Message> {
-      return messageFromJson(await getMessageJson(messageId));
-    },
-    getMessageJson,
-    async getMessageRaw(messageId: string): Promise<Uint8Array> {
-      return readBytes(await call("GET", `/api/v1/messages/${messageIdArg(messageId)}/raw`, { accept: "application/octet-stream" }));
-    },
-    getInfo,
-    getTips,
-    async getHealth(): Promise<boolean> {
-      const headers: Record<string, string> = { ...options.headers };
+    }),
+    getMessage: guard(async (messageId: string): Promise<Message> => messageFromJson(await getMessageJson(messageId))),
+    getMessageJson: guard(getMessageJson),
+    getMessageRaw: guard(async (messageId: string): Promise<Uint8Array> => readBytes(await call("GET", `/api/v1/messages/${messageIdArg(messageId)}/raw`, { accept: "application/octet-stream" }))),
+    getInfo: guard(getInfo),
+    getTips: guard(getTips),
+    getHealth: guard(async (): Promise<boolean> => {
       let response: Response;
       try {
-        response = await doFetch(`${base}/health`, { method: "GET", headers });
+        response = await doFetch(`${base}/health`, { method: "GET", headers: { ...options.headers } });
       } catch (error) {
         throw new ClientError(0, "NETWORK_ERROR", `no answer from ${base}: ${(error as Error).message}`, { cause: error });
       }
@@ -424,29 +441,27 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
       if (response.status === 200) return true;
       if (response.status === 503) return false;
       throw new ClientError(response.status, String(response.status), `GET /health answered ${response.status}`);
-    },
-    getMessageMetadata: (messageId) => data<ClientMessageMetadata>(`/api/v1/messages/${messageIdArg(messageId)}/metadata`, "metadata"),
-    async getMessageChildren(messageId: string): Promise<string[]> {
-      return listOf(await data(`/api/v1/messages/${messageIdArg(messageId)}/children`, "children"), "childrenMessageIds");
-    },
-    async findMessages(index: string | Uint8Array): Promise<string[]> {
+    }),
+    getMessageMetadata: guard((messageId: string) => data<ClientMessageMetadata>(`/api/v1/messages/${messageIdArg(messageId)}/metadata`, "metadata")),
+    getMessageChildren: guard(async (messageId: string): Promise<string[]> => listOf(await data(`/api/v1/messages/${messageIdArg(messageId)}/children`, "children"), "childrenMessageIds")),
+    findMessages: guard(async (index: string | Uint8Array): Promise<string[]> => {
       const bytes = typeof index === "string" ? new TextEncoder().encode(index) : index;
       return listOf(await data(`/api/v1/messages?index=${toHex(bytes)}`, "index"), "messageIds");
-    },
-    getOutput(outputId: string): Promise<ClientOutput> {
+    }),
+    getOutput: guard(async (outputId: string): Promise<ClientOutput> => {
       if (typeof outputId !== "string" || !/^[0-9a-fA-F]{68}$/.test(outputId)) throw new ProtocolError("INVALID_HEX", "an output id is 68 hex characters", { path: "outputId" });
       return data<ClientOutput>(`/api/v1/outputs/${outputId.toLowerCase()}`, "output");
-    },
-    getAddress: async (address) => data<ClientAddressBalance>(addressPath(address), "address"),
-    async getAddressOutputs(address: string, query: { type?: 0 | 1; includeSpent?: boolean } = {}): Promise<ClientAddressOutputs> {
+    }),
+    getAddress: guard(async (address: string) => data<ClientAddressBalance>(addressPath(address), "address")),
+    getAddressOutputs: guard(async (address: string, query: { type?: 0 | 1; includeSpent?: boolean } = {}): Promise<ClientAddressOutputs> => {
       const params = new URLSearchParams();
       if (query.type !== undefined) params.set("type", String(query.type));
       if (query.includeSpent !== undefined) params.set("include-spent", String(query.includeSpent));
       const search = params.size > 0 ? `?${params}` : "";
       return data<ClientAddressOutputs>(`${addressPath(address)}/outputs${search}`, "address outputs");
-    },
-    getMilestone: async (index) => data<ClientMilestone>(`/api/v1/milestones/${indexArg(index)}`, "milestone"),
-    getMilestoneUtxoChanges: async (index) => data<ClientUtxoChanges>(`/api/v1/milestones/${indexArg(index)}/utxo-changes`, "utxo changes"),
-    getTransactionIncludedMessage: async (transactionId) => data<MessageJson>(`/api/v1/transactions/${messageIdArg(transactionId)}/included-message`, "included message"),
+    }),
+    getMilestone: guard(async (index: number) => data<ClientMilestone>(`/api/v1/milestones/${indexArg(index)}`, "milestone")),
+    getMilestoneUtxoChanges: guard(async (index: number) => data<ClientUtxoChanges>(`/api/v1/milestones/${indexArg(index)}/utxo-changes`, "utxo changes")),
+    getTransactionIncludedMessage: guard(async (transactionId: string) => data<MessageJson>(`/api/v1/transactions/${messageIdArg(transactionId)}/included-message`, "included message")),
   };
 }
