@@ -21,7 +21,8 @@ Options:
   --network <name>           network name; its id is derived from it (default chrysalis-devnet)
   --min-pow-score <n>        minimum PoW score (default 2000 on chrysalis-devnet, 4000 elsewhere)
   --workers <n>              PoW worker threads (default: available cores)
-  --no-pow                   do not mine for submitters (a message without nonce answers 503)
+  --no-pow                   do not mine for submitters (leaving parents or a nonce to the node answers 400, as
+                             Hornet; the coordinator still mines its milestones)
   --jwt-secret-file <file>   HS256 secret (≥ 32 bytes) for the JWTs; also CHRYSALIS_JWT_SECRET
   --jwt-ed25519-key-file <f> Base58 Ed25519 seed to sign EdDSA JWTs instead
   --jwt-lifetime <d>         JWT lifetime: seconds or "15m", "2h", "1d" (default 1h)
