@@ -78,8 +78,10 @@ export async function createMqttBridge(node: ChrysalisNode, options: MqttBridgeO
     broker.publish(packet, () => undefined);
   }
 
-  let confirmedIndex = 0;
-  let lastMilestone: MilestoneRecord | undefined;
+  // The confirmed index the promote/reattach advice in metadata is computed against; kept current by milestone events.
+  await node.ready();
+  let lastMilestone: MilestoneRecord | undefined = await store.latestMilestone().catch(() => undefined);
+  let confirmedIndex = lastMilestone?.index ?? 0;
   let lastMilestoneSentAt = Date.now();
   function publishMilestone(record: MilestoneRecord): void {
     lastMilestone = record;
