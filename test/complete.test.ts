@@ -8,14 +8,15 @@ import { decodeMessage } from "../src/model/codec.js";
 import { completeMessage, type MessageFiller } from "../src/model/complete.js";
 import { networkId } from "../src/model/ids.js";
 import type { PartialMessage } from "../src/model/types.js";
-import { MemoryStore, createNode } from "../src/node/index.js";
+import { MemoryStore } from "../src/node/index.js";
+import { startNode } from "./node-helpers.js";
 
 const NETWORK = "chrysalis-devnet";
 const id = (byte: number): Uint8Array => new Uint8Array(32).fill(byte);
 const payload = { type: 2 as const, index: Uint8Array.of(1), data: new Uint8Array(0) };
 
-function filler(tips: string[], canMine = true): MessageFiller {
-  return { networkId: () => 7n, tips: () => tips, canMine };
+function filler(tips: string[]): MessageFiller {
+  return { networkId: () => 7n, tips: () => tips };
 }
 
 async function refusal(work: Promise<unknown>): Promise<{ code: string; path: string | undefined }> {
@@ -42,7 +43,7 @@ describe("completeMessage fills what is missing", () => {
 
   it("keeps what is given and leaves nothing to mine when the nonce is there", async () => {
     const partial = { networkId: 5n, parents: [id(1)], payload, nonce: 11n };
-    const { message, needsNonce } = await completeMessage(partial, filler([], false));
+    const { message, needsNonce } = await completeMessage(partial, filler([]));
     expect(message).toEqual(partial);
     expect(needsNonce).toBe(false);
   });
@@ -55,39 +56,31 @@ describe("completeMessage refuses", () => {
   it("missing parents with no tips: CANNOT_FILL at parentMessageIds", async () => {
     expect(await refusal(completeMessage({ payload }, filler([])))).toEqual({ code: "CANNOT_FILL", path: "parentMessageIds" });
   });
-  it("a missing nonce where nobody can mine: CANNOT_FILL at nonce", async () => {
-    expect(await refusal(completeMessage({ payload }, filler([toHex(id(1))], false)))).toEqual({ code: "CANNOT_FILL", path: "nonce" });
-  });
 });
 
 describe("the node and the client refuse alike", () => {
-  const json = (body: unknown): Response => new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
-  /** A node API that answers info and an empty tip list, and fails the test if anything is posted. */
-  const noTips: typeof fetch = async (input) => {
-    const url = String(input);
-    if (url.endsWith("/api/v1/info")) return json({ data: { networkId: NETWORK, minPoWScore: 1 } });
-    if (url.endsWith("/api/v1/tips")) return json({ data: { tipMessageIds: [] } });
-    throw new Error(`unexpected request ${url}`);
-  };
-
   it("a nonce without a networkId", async () => {
-    const node = createNode({ network: NETWORK, pow: false });
-    const client = createClient("http://node.example", { fetch: noTips });
-    const fromNode = await refusal(node.submitModel({ payload, nonce: 5n }));
-    const fromClient = await refusal(client.submitMessage({ payload, nonce: 5n }, { localPow: true }));
-    expect(fromClient).toEqual(fromNode);
-    expect(fromNode).toEqual({ code: "NONCE_WITHOUT_NETWORK_ID", path: "networkId" });
+    const run = await startNode({ network: NETWORK, pow: false });
+    try {
+      const fromNode = await refusal(run.node.submitModel({ payload, nonce: 5n }));
+      const fromClient = await refusal(createClient(run.url).submitMessage({ payload, nonce: 5n }, { localPow: true }));
+      expect(fromClient).toEqual(fromNode);
+      expect(fromNode).toEqual({ code: "NONCE_WITHOUT_NETWORK_ID", path: "networkId" });
+    } finally {
+      await run.close();
+    }
   });
 
   it("no tips to take parents from", async () => {
-    const store = new MemoryStore();
-    const node = createNode({ network: NETWORK, store, pow: false });
-    // A fresh store's only tip is the zero id; an empty tip list needs a store that has none.
-    store.tips = async () => [];
-    const client = createClient("http://node.example", { fetch: noTips });
-    const fromNode = await refusal(node.submitModel({ networkId: networkId(NETWORK), payload, nonce: 5n }));
-    const fromClient = await refusal(client.submitMessage({ networkId: networkId(NETWORK), payload, nonce: 5n }, { localPow: true }));
-    expect(fromClient).toEqual(fromNode);
-    expect(fromNode).toEqual({ code: "CANNOT_FILL", path: "parentMessageIds" });
+    // A store without entry points has no tip until a message is stored.
+    const run = await startNode({ network: NETWORK, store: new MemoryStore({ entryPoints: [] }), pow: { workers: 1 } });
+    try {
+      const fromNode = await refusal(run.node.submitModel({ networkId: networkId(NETWORK), payload, nonce: 5n }));
+      const fromClient = await refusal(createClient(run.url).submitMessage({ networkId: networkId(NETWORK), payload, nonce: 5n }, { localPow: true }));
+      expect(fromClient).toEqual(fromNode);
+      expect(fromNode).toEqual({ code: "CANNOT_FILL", path: "parentMessageIds" });
+    } finally {
+      await run.close();
+    }
   });
 });

@@ -7,6 +7,12 @@ export {
   type ChrysalisClient,
   type ClientOptions,
   type ClientNodeInfo,
+  type ClientMessageMetadata,
+  type ClientOutput,
+  type ClientAddressBalance,
+  type ClientAddressOutputs,
+  type ClientMilestone,
+  type ClientUtxoChanges,
   type SubmitMessageOptions,
   type SubmittableMessage,
 } from "./client.js";

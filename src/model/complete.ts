@@ -15,8 +15,6 @@ export interface MessageFiller {
   checkNetworkId?(networkId: bigint): void;
   /** Tip message ids (hex) for a message without parents; the first 8 are used, sorted, each once. */
   tips(): readonly string[] | Promise<readonly string[]>;
-  /** Whether a missing nonce can be mined (a node with PoW disabled cannot). */
-  readonly canMine: boolean;
 }
 
 export interface CompletedMessage {
@@ -34,14 +32,14 @@ const protocolRefusal: Refusal = (code, message, path) => new ProtocolError(code
 /**
  * Fills what a partial message leaves out and encodes it: a missing or 0 networkId becomes the filler's; missing parents
  * come from its tips; a nonce is left to mine (`needsNonce`). Refused: a nonce without a networkId (its PoW cannot have
- * covered the right bytes), and a field the filler cannot fill (CANNOT_FILL naming it).
+ * covered the right bytes), and parents the filler has no tips for (CANNOT_FILL naming parentMessageIds). Whether a missing
+ * nonce can be mined is the caller's to decide (a node with PoW disabled keeps a nonce of 0 that already meets its score).
  */
 export async function completeMessage(partial: PartialMessage, filler: MessageFiller, refuse: Refusal = protocolRefusal): Promise<CompletedMessage> {
   const hasNonce = partial.nonce !== undefined && partial.nonce !== 0n;
   const hasNetwork = partial.networkId !== undefined && partial.networkId !== 0n;
   if (hasNonce && !hasNetwork) throw refuse("NONCE_WITHOUT_NETWORK_ID", "a message with a nonce must carry its networkId: the PoW could not have covered the right bytes", "networkId");
   if (hasNetwork) filler.checkNetworkId?.(partial.networkId!);
-  if (!hasNonce && !filler.canMine) throw refuse("CANNOT_FILL", "no proof of work is available to fill the nonce; send a nonce", "nonce");
   let parents = partial.parents;
   if (parents === undefined || parents.length === 0) {
     const tips = (await filler.tips()).slice(0, MAX_PARENTS).map((id, i) => fromHex(id, `tips[${i}]`, MESSAGE_ID_LENGTH)).sort(compareBytes);

@@ -10,6 +10,8 @@ import { type ErrorCode, ProtocolError, type ProtocolErrorOptions } from "../byt
 export const NODE_ERROR_STATUS = {
   WRONG_NETWORK_ID: 400,
   INSUFFICIENT_POW: 400,
+  POW_DISABLED: 400, // parents or a nonce left for the node to fill while its PoW is off, as Hornet
+  MILESTONE_REFUSED: 400, // a milestone payload from a submitter: only the node's coordinator issues milestones
   POW_FAILED: 503, // the node's miner failed (a worker died, the miner closed)
   INPUT_SPENT: 400,
   AMOUNTS_DIFFER: 400,
@@ -19,6 +21,7 @@ export const NODE_ERROR_STATUS = {
   BODY_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   UNAUTHORIZED: 401,
+  INVALID_API_KEY: 401,
   UPSTREAM_FAILED: 502,
   SHUTTING_DOWN: 503,
   PARENT_NOT_SOLID: 400, // a parent the node does not know (it has no gossip to fetch it), as Hornet

@@ -84,9 +84,9 @@ export async function readBody(request: Request, limit: number): Promise<Uint8Ar
   return chunks.length === 1 ? chunks[0]! : concatBytes(chunks);
 }
 
-/** Reads a JSON body (application/json, UTF-8) up to `limit` bytes. */
-export async function readJson(request: Request, limit: number): Promise<unknown> {
-  if (mediaType(request) !== "application/json") throw new NodeError("UNSUPPORTED_MEDIA_TYPE", "send the body as application/json");
+/** Reads a JSON body (application/json, UTF-8) up to `limit` bytes; `typeChecked` when the caller already chose JSON. */
+export async function readJson(request: Request, limit: number, typeChecked = false): Promise<unknown> {
+  if (!typeChecked && mediaType(request) !== "application/json") throw new NodeError("UNSUPPORTED_MEDIA_TYPE", "send the body as application/json");
   const body = await readBody(request, limit);
   let text: string;
   try {
