@@ -2,7 +2,7 @@
 // goes away before the answer), Response → ServerResponse, and a graceful close (in-flight requests finish).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Readable } from "node:stream";
+import { Readable, type Duplex } from "node:stream";
 import type { Handler } from "./http/index.js";
 
 export interface ServeOptions {
@@ -14,7 +14,14 @@ export interface ServeOptions {
   shutdownTimeoutMs?: number;
   /** Run after the server stopped accepting and in-flight requests ended (e.g. node.close() to stop the workers). */
   onClose?: () => Promise<void> | void;
+  /** Takes HTTP upgrade requests (the MQTT bridge's WebSocket at /mqtt); without it upgrades are refused. Upgraded
+   * connections still open at close() are destroyed after in-flight requests end. */
+  onUpgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
+
+// Clients that mine locally (iota.js LocalPowProvider) keep a connection idle between reading the tips and posting:
+// Node's 5 s default would close it under them. Hornet sets no idle timeout at all.
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 export interface RunningServer {
   readonly server: Server;
@@ -103,6 +110,18 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
         if (inFlight === 0) idle?.();
       });
   });
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  // Past the keep-alive timeout, so a kept-alive request's headers are never cut short first.
+  server.headersTimeout = Math.max(server.headersTimeout, KEEP_ALIVE_TIMEOUT_MS + 1000);
+  const upgraded = new Set<Duplex>();
+  const onUpgrade = options.onUpgrade;
+  if (onUpgrade !== undefined) {
+    server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      upgraded.add(socket);
+      socket.once("close", () => upgraded.delete(socket));
+      onUpgrade(req, socket, head);
+    });
+  }
   server.on("clientError", (_error, socket) => {
     if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
     else socket.destroy();
@@ -136,6 +155,7 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
           });
         }
         server.closeAllConnections();
+        for (const socket of upgraded) socket.destroy();
         await stopped;
         await options.onClose?.();
       })();

@@ -1,6 +1,7 @@
 // Loads the bitsliced Curl-P-81 WASM kernels (assembly/*.ts, embedded as base64: nothing is fetched) and searches nonces.
 // SIMD (128 lanes) where the engine validates a v128 module, else the 64-lane portable build; compiled once per process.
 import { ProtocolError, assertBytes, assertInteger } from "../bytes/errors.js";
+import type {} from "./errors.js";
 import { PORTABLE_KERNEL, SIMD_KERNEL } from "./kernel-wasm.generated.js";
 import { CURL_HASH_TRITS } from "./curl.js";
 import { MAX_TRAILING_ZEROS, POW_DIGEST_LENGTH, toNonce } from "./score.js";
@@ -34,7 +35,13 @@ const SIMD_PROBE = Uint8Array.of(
 let simd: boolean | undefined;
 /** Whether this engine runs WebAssembly SIMD. */
 export function simdSupported(): boolean {
-  simd ??= typeof WebAssembly === "object" && WebAssembly.validate(SIMD_PROBE);
+  if (simd === undefined) {
+    try {
+      simd = typeof WebAssembly === "object" && WebAssembly.validate(SIMD_PROBE);
+    } catch {
+      simd = false;
+    }
+  }
   return simd;
 }
 
@@ -50,14 +57,22 @@ function decodeBase64(text: string): Uint8Array {
 }
 
 const modules: Partial<Record<KernelFlavor, WebAssembly.Module>> = {};
+// A refusal is kept too: under a CSP each further attempt would file one more violation report.
+const refusals: Partial<Record<KernelFlavor, unknown>> = {};
 /** The compiled kernel (once per process and flavour); it can be posted to workers. */
 export function kernelModule(flavor: KernelFlavor = defaultFlavor()): WebAssembly.Module {
   if (flavor !== "simd" && flavor !== "portable") throw new ProtocolError("INVALID_ARGUMENT", "flavor is simd or portable", { path: "flavor" });
   if (flavor === "simd" && !simdSupported()) throw new ProtocolError("UNSUPPORTED", "this engine has no WebAssembly SIMD", { path: "flavor" });
   let mod = modules[flavor];
   if (mod === undefined) {
-    const bytes = decodeBase64(flavor === "simd" ? SIMD_KERNEL : PORTABLE_KERNEL);
-    mod = new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+    if (flavor in refusals) throw refusals[flavor];
+    try {
+      const bytes = decodeBase64(flavor === "simd" ? SIMD_KERNEL : PORTABLE_KERNEL);
+      mod = new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+    } catch (error) {
+      refusals[flavor] = error;
+      throw error;
+    }
     modules[flavor] = mod;
   }
   return mod;
