@@ -3,7 +3,7 @@
 // 1 MiB mounted for the test) refuses writes with STORE_UNAVAILABLE / HTTP 503, writes nothing half, and recovers by
 // itself once there is room again.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, rmdirSync, truncateSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmdirSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProtocolError } from "../src/bytes/errors.js";
@@ -49,6 +49,26 @@ describe("the embedded store refuses a data directory it cannot use, naming it",
     expect(error.message).toMatch(/truncated/);
     // Still refused on a second try: nothing was written over it.
     expect((await refusal(new LmdbStore(cut).open({ network: NETWORK }))).code).toBe("STORE_CORRUPT");
+  });
+
+  it("a sound file shorter than LMDB's last-page count (pages it counted but never wrote) opens", async () => {
+    // Seen after a bench run: LMDB's last-page number counts pages a transaction allocated and freed again, so a sound
+    // file can end before it. The check must not take that for a cut-short file.
+    const path = join(dir.path, "counted");
+    const store = new LmdbStore(path);
+    await store.open({ network: NETWORK });
+    const kept = indexation([ZERO_MESSAGE_ID], "counted");
+    await store.accept(kept);
+    await store.close();
+    const file = join(path, "data.mdb");
+    const bytes = readFileSync(file);
+    for (const meta of [0, 4096]) bytes.writeBigUInt64LE(bytes.readBigUInt64LE(meta + 0x90) + 6n, meta + 0x90);
+    writeFileSync(file, bytes);
+    const again = new LmdbStore(path);
+    expect(await again.open({ network: NETWORK })).toEqual({ created: false, ledger: false });
+    expect(await again.has(kept.id)).toBe(true);
+    expect(await again.accept(indexation([kept.id], "after"))).toEqual({ stored: true });
+    await again.close();
   });
 
   it("an LMDB database that is not a chrysalis store: STORE_CORRUPT", async () => {

@@ -1,7 +1,8 @@
 // Storage as an operator meets it through `chrysalis serve` (child processes on 127.0.0.1): a store that cannot be
 // opened is one line on stderr naming the path or host and exit 1, with the files left as they were; a restart on a
-// store of 100,000 messages is ready in under 2 s (nothing is replayed); and two instances on one PostgreSQL database
-// share what they store and let the database decide between conflicting spends sent to each at the same instant.
+// store of 100,000 messages is ready in under 2 s (nothing is replayed); and two instances on one store (a PostgreSQL
+// database, or an LMDB directory shared by two processes) share what they store and let the store decide between
+// conflicting spends sent to each at the same instant.
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -13,7 +14,7 @@ import { buildTransactionPayload } from "../src/model/transaction.js";
 import type { Message, Output } from "../src/model/types.js";
 import { LmdbStore, ZERO_MESSAGE_ID } from "../src/node/index.js";
 import { failingServe, killAll, startServe, type ServeProcess } from "./serve-process.js";
-import { createTestDatabase, postgresUrl, tempDir, wallet, type TestDatabase, type Wallet } from "./store-helpers.js";
+import { createTestDatabase, postgresUrl, tempDir, wallet, type Wallet } from "./store-helpers.js";
 
 const NETWORK = "chrysalis-serve-store";
 const NETWORK_ID = networkId(NETWORK);
@@ -116,77 +117,94 @@ describe("a restart does not replay the store", () => {
   }, 120_000);
 });
 
-describe.skipIf(serverUrl === undefined)("two serve instances on one PostgreSQL database", () => {
-  let db: TestDatabase | undefined;
-  let a: ServeProcess | undefined;
-  let b: ServeProcess | undefined;
-  const genesis = wallet();
-  afterAll(async () => {
-    await a?.kill();
-    await b?.kill();
-    await db?.drop();
-  });
-
-  const post = (url: string, message: Message): Promise<Response> =>
-    fetch(`${url}/api/v1/messages`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: encodeMessage(message) as Uint8Array<ArrayBuffer> });
-
-  function transfer(from: Wallet, input: string, outputs: Output[], parents: Uint8Array[]): { message: Message; created: string[] } {
-    const payload = buildTransactionPayload({ inputs: [{ transactionId: input.slice(0, 64), transactionOutputIndex: Number.parseInt(input.slice(66, 68) + input.slice(64, 66), 16), seed: from.seed }], outputs });
-    const txId = transactionId(payload);
-    return { message: { networkId: NETWORK_ID, parents, payload, nonce: 1n }, created: payload.essence.outputs.map((_, i) => outputId(txId, i)) };
-  }
-
-  it("both start at once on a new database; it is created once", async () => {
-    db = await createTestDatabase(serverUrl!, "serve_pair");
-    // No coordinators: a milestone is a message too, and one issued between a submission and the tips check would make
-    // the tip set a race (the coordinator on a shared store is the coordinator's own tests' subject).
-    const args = ["--database", db.url, "--network", NETWORK, "--min-pow-score", "0", "--no-pow", "--no-coordinator", "--genesis", bech32Address("atoi", genesis.address)];
-    [a, b] = await Promise.all([startServe(args), startServe(args)]);
-    const lines = [a.output(), b.output()].map((o) => /storage: .*/.exec(o)?.[0]);
-    expect(lines.filter((l) => l?.includes("(new store, ledger on)"))).toHaveLength(1);
-    expect(lines.filter((l) => l?.includes("(existing store, ledger on)"))).toHaveLength(1);
-  });
-
-  it("a message submitted to one is read, found by its index and is a tip at the other", async () => {
-    const message: Message = { networkId: NETWORK_ID, parents: [new Uint8Array(32)], payload: { type: 2, index: utf8.encode("across instances"), data: utf8.encode("from a") }, nonce: 1n };
-    const response = await post(a!.url, message);
-    expect(response.status).toBe(201);
-    const id = messageId(encodeMessage(message));
-    const raw = await fetch(`${b!.url}/api/v1/messages/${id}/raw`);
-    expect(raw.status).toBe(200);
-    expect(Buffer.from(await raw.arrayBuffer()).equals(Buffer.from(encodeMessage(message)))).toBe(true);
-    const found = (await (await fetch(`${b!.url}/api/v1/messages?index=${Buffer.from("across instances").toString("hex")}`)).json()) as { data: { messageIds: string[] } };
-    expect(found.data.messageIds).toEqual([id]);
-    const tips = (await (await fetch(`${b!.url}/api/v1/tips`)).json()) as { data: { tipMessageIds: string[] } };
-    expect(tips.data.tipMessageIds).toContain(id);
-  });
-
-  it("50 outputs, each spent by two different transactions sent to the two instances at the same instant: exactly one of each pair is accepted", async () => {
-    const holders = Array.from({ length: 50 }, () => wallet());
-    const total = 2_779_530_283_277_761;
-    const split = transfer(genesis, outputId(ZERO_MESSAGE_ID, 0), [...holders.map((h) => ({ type: 0 as const, address: { type: 0 as const, address: h.address }, amount: 1_000_000 })), { type: 0, address: { type: 0, address: genesis.address }, amount: total - 50_000_000 }], [new Uint8Array(32)]);
-    expect((await post(a!.url, split.message)).status).toBe(201);
-    const outputs = (split.message.payload as { essence: { outputs: Output[] } }).essence.outputs;
-    const parent = [Uint8Array.from(Buffer.from(messageId(encodeMessage(split.message)), "hex"))];
-    const pairs = holders.map((h) => {
-      const input = split.created[outputs.findIndex((o) => Buffer.from(o.address.address).equals(Buffer.from(h.address)))]!;
-      return [transfer(h, input, [{ type: 0, address: { type: 0, address: wallet().address }, amount: 1_000_000 }], parent), transfer(h, input, [{ type: 0, address: { type: 0, address: wallet().address }, amount: 1_000_000 }], parent)] as const;
+/**
+ * Two serve processes on one store: `storage()` gives the storage arguments of a new store and its removal. The store
+ * is shared through the engine alone (LMDB's file locks across processes; PostgreSQL's transactions).
+ */
+function twoInstances(title: string, skip: boolean, storage: () => Promise<{ args: string[]; remove(): Promise<void> }>): void {
+  describe.skipIf(skip)(title, () => {
+    let removeStorage: (() => Promise<void>) | undefined;
+    let a: ServeProcess | undefined;
+    let b: ServeProcess | undefined;
+    const genesis = wallet();
+    afterAll(async () => {
+      await a?.kill();
+      await b?.kill();
+      await removeStorage?.();
     });
-    const answers = await Promise.all(pairs.map(([x, y]) => Promise.all([post(a!.url, x.message), post(b!.url, y.message)])));
-    let fromA = 0;
-    for (const [i, [ra, rb]] of answers.entries()) {
-      const statuses = [ra.status, rb.status].sort();
-      expect(statuses, `pair ${i}`).toEqual([201, 400]);
-      const loser = ra.status === 400 ? ra : rb;
-      expect(((await loser.json()) as { error: { reason: string } }).error.reason).toBe("INPUT_SPENT");
-      if (ra.status === 201) fromA++;
-      // Both instances agree on the winner.
-      const [winner, other] = ra.status === 201 ? [pairs[i]![0], pairs[i]![1]] : [pairs[i]![1], pairs[i]![0]];
-      for (const url of [a!.url, b!.url]) {
-        expect((await fetch(`${url}/api/v1/messages/${messageId(encodeMessage(winner.message))}/raw`)).status).toBe(200);
-        expect((await fetch(`${url}/api/v1/messages/${messageId(encodeMessage(other.message))}/raw`)).status).toBe(404);
-      }
+
+    const post = (url: string, message: Message): Promise<Response> =>
+      fetch(`${url}/api/v1/messages`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: encodeMessage(message) as Uint8Array<ArrayBuffer> });
+
+    function transfer(from: Wallet, input: string, outputs: Output[], parents: Uint8Array[]): { message: Message; created: string[] } {
+      const payload = buildTransactionPayload({ inputs: [{ transactionId: input.slice(0, 64), transactionOutputIndex: Number.parseInt(input.slice(66, 68) + input.slice(64, 66), 16), seed: from.seed }], outputs });
+      const txId = transactionId(payload);
+      return { message: { networkId: NETWORK_ID, parents, payload, nonce: 1n }, created: payload.essence.outputs.map((_, i) => outputId(txId, i)) };
     }
-    console.log(`two instances: 50 conflicting pairs, exactly one accepted in each (${fromA} at the first instance, ${50 - fromA} at the second)`);
+
+    it("both start at once on a new store; it is created once", async () => {
+      const made = await storage();
+      removeStorage = made.remove;
+      // No coordinators: a milestone is a message too, and one issued between a submission and the tips check would make
+      // the tip set a race (the coordinator on a shared store is the coordinator's own tests' subject).
+      const args = [...made.args, "--network", NETWORK, "--min-pow-score", "0", "--no-pow", "--no-coordinator", "--genesis", bech32Address("atoi", genesis.address)];
+      [a, b] = await Promise.all([startServe(args), startServe(args)]);
+      const lines = [a.output(), b.output()].map((o) => /storage: .*/.exec(o)?.[0]);
+      expect(lines.filter((l) => l?.includes("(new store, ledger on)"))).toHaveLength(1);
+      expect(lines.filter((l) => l?.includes("(existing store, ledger on)"))).toHaveLength(1);
+    });
+
+    it("a message submitted to one is read, found by its index and is a tip at the other", async () => {
+      const message: Message = { networkId: NETWORK_ID, parents: [new Uint8Array(32)], payload: { type: 2, index: utf8.encode("across instances"), data: utf8.encode("from a") }, nonce: 1n };
+      const response = await post(a!.url, message);
+      expect(response.status).toBe(201);
+      const id = messageId(encodeMessage(message));
+      const raw = await fetch(`${b!.url}/api/v1/messages/${id}/raw`);
+      expect(raw.status).toBe(200);
+      expect(Buffer.from(await raw.arrayBuffer()).equals(Buffer.from(encodeMessage(message)))).toBe(true);
+      const found = (await (await fetch(`${b!.url}/api/v1/messages?index=${Buffer.from("across instances").toString("hex")}`)).json()) as { data: { messageIds: string[] } };
+      expect(found.data.messageIds).toEqual([id]);
+      const tips = (await (await fetch(`${b!.url}/api/v1/tips`)).json()) as { data: { tipMessageIds: string[] } };
+      expect(tips.data.tipMessageIds).toContain(id);
+    });
+
+    it("50 outputs, each spent by two different transactions sent to the two instances at the same instant: exactly one of each pair is accepted", async () => {
+      const holders = Array.from({ length: 50 }, () => wallet());
+      const total = 2_779_530_283_277_761;
+      const split = transfer(genesis, outputId(ZERO_MESSAGE_ID, 0), [...holders.map((h) => ({ type: 0 as const, address: { type: 0 as const, address: h.address }, amount: 1_000_000 })), { type: 0, address: { type: 0, address: genesis.address }, amount: total - 50_000_000 }], [new Uint8Array(32)]);
+      expect((await post(a!.url, split.message)).status).toBe(201);
+      const outputs = (split.message.payload as { essence: { outputs: Output[] } }).essence.outputs;
+      const parent = [Uint8Array.from(Buffer.from(messageId(encodeMessage(split.message)), "hex"))];
+      const pairs = holders.map((h) => {
+        const input = split.created[outputs.findIndex((o) => Buffer.from(o.address.address).equals(Buffer.from(h.address)))]!;
+        return [transfer(h, input, [{ type: 0, address: { type: 0, address: wallet().address }, amount: 1_000_000 }], parent), transfer(h, input, [{ type: 0, address: { type: 0, address: wallet().address }, amount: 1_000_000 }], parent)] as const;
+      });
+      const answers = await Promise.all(pairs.map(([x, y]) => Promise.all([post(a!.url, x.message), post(b!.url, y.message)])));
+      let fromA = 0;
+      for (const [i, [ra, rb]] of answers.entries()) {
+        const statuses = [ra.status, rb.status].sort();
+        expect(statuses, `pair ${i}`).toEqual([201, 400]);
+        const loser = ra.status === 400 ? ra : rb;
+        expect(((await loser.json()) as { error: { reason: string } }).error.reason).toBe("INPUT_SPENT");
+        if (ra.status === 201) fromA++;
+        // Both instances agree on the winner.
+        const [winner, other] = ra.status === 201 ? [pairs[i]![0], pairs[i]![1]] : [pairs[i]![1], pairs[i]![0]];
+        for (const url of [a!.url, b!.url]) {
+          expect((await fetch(`${url}/api/v1/messages/${messageId(encodeMessage(winner.message))}/raw`)).status).toBe(200);
+          expect((await fetch(`${url}/api/v1/messages/${messageId(encodeMessage(other.message))}/raw`)).status).toBe(404);
+        }
+      }
+      console.log(`two instances: 50 conflicting pairs, exactly one accepted in each (${fromA} at the first instance, ${50 - fromA} at the second)`);
+    });
   });
+}
+
+twoInstances("two serve instances on one PostgreSQL database", serverUrl === undefined, async () => {
+  const db = await createTestDatabase(serverUrl!, "serve_pair");
+  return { args: ["--database", db.url], remove: () => db.drop() };
+});
+
+twoInstances("two serve processes on one LMDB data directory", false, async () => {
+  const dir = tempDir("serve-pair");
+  return { args: ["--data-dir", dir.path], remove: async () => dir.remove() };
 });

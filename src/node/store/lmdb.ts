@@ -654,15 +654,18 @@ function reason(error: unknown): string {
 }
 
 // LMDB's meta pages (pages 0 and 1), as lmdb-js's LMDB writes them: a 24-byte page header, then the magic, the format
-// version, the map address and size, the free and main databases (48 bytes each; the free database's first field holds
-// the page size), the last page number and the transaction id.
+// version, the map address and size, the free and main databases (48 bytes each, their root page last; the free
+// database's first field holds the page size), the last page number and the transaction id.
 const META_MAGIC = 0xbeefc0de;
-const META_PAGE = { magic: 0x18, pageSize: 0x30, lastPage: 0x90, txnId: 0x98, end: 0xa0 } as const;
+const META_PAGE = { magic: 0x18, pageSize: 0x30, freeRoot: 0x58, mainRoot: 0x88, txnId: 0x98, end: 0xa0 } as const;
+const NO_PAGE = 0xffffffffffffffffn;
 
 /**
- * Refuses a data file LMDB would crash on rather than reject: LMDB trusts its file, and a file that is not one (or was
- * cut short) makes it read outside the map (a segmentation fault, not an error). Checks that a meta page carries the
- * magic and that the file holds every page the newest meta page counts. Damage inside the data pages is not detected.
+ * Refuses a data file LMDB would crash on rather than reject: LMDB trusts its file, and a file that is not one, or was
+ * cut short, makes it read outside the file (a bus error or segmentation fault, not an error). Checks that a meta page
+ * carries the magic and that the newest one's root pages lie inside the file: copy-on-write puts the newest root
+ * among the last pages written, so a file cut short loses it. (The last-page counter is no measure: LMDB counts pages
+ * it has not written yet, and a sound file can be shorter.) Damage inside the data pages is not detected.
  */
 function checkDataFile(file: string): void {
   const stat = statSync(file, { throwIfNoEntry: false });
@@ -675,9 +678,13 @@ function checkDataFile(file: string): void {
   } finally {
     closeSync(fd);
   }
-  const metaAt = (offset: number): { pageSize: number; lastPage: number; txnId: number } | undefined => {
+  const metaAt = (offset: number): { pageSize: number; roots: bigint[]; txnId: bigint } | undefined => {
     if (offset + META_PAGE.end > head.length || head.readUInt32LE(offset + META_PAGE.magic) !== META_MAGIC) return undefined;
-    return { pageSize: head.readUInt32LE(offset + META_PAGE.pageSize), lastPage: Number(head.readBigUInt64LE(offset + META_PAGE.lastPage)), txnId: Number(head.readBigUInt64LE(offset + META_PAGE.txnId)) };
+    return {
+      pageSize: head.readUInt32LE(offset + META_PAGE.pageSize),
+      roots: [head.readBigUInt64LE(offset + META_PAGE.freeRoot), head.readBigUInt64LE(offset + META_PAGE.mainRoot)].filter((page) => page !== NO_PAGE),
+      txnId: head.readBigUInt64LE(offset + META_PAGE.txnId),
+    };
   };
   const first = metaAt(0);
   const pageSize = first?.pageSize ?? 4096;
@@ -685,8 +692,8 @@ function checkDataFile(file: string): void {
   const metas = [first, metaAt(pageSize)].filter((m) => m !== undefined);
   if (metas.length === 0) throw corrupt("it is not an LMDB data file (no meta page)");
   const newest = metas.reduce((a, b) => (b.txnId > a.txnId ? b : a));
-  const needed = (newest.lastPage + 1) * pageSize;
-  if (stat.size < needed) throw corrupt(`it is truncated (${stat.size} of ${needed} bytes)`);
+  const pages = BigInt(Math.floor(stat.size / pageSize));
+  for (const root of newest.roots) if (root >= pages) throw corrupt(`it is truncated (${stat.size} bytes; its root page ${root} lies beyond them)`);
 }
 
 /** What a failure to open the environment means for the operator: a damaged file, or a directory LMDB cannot use. */
