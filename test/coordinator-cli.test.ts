@@ -21,7 +21,7 @@ describe("chrysalis serve --milestone-interval --coordinator-key-file --api-key-
     writeFileSync(join(dir, "coo.keys"), `# two coordinator keys\n${toHex(seeds[0]!)}\n\n${base58Encode(seeds[1]!)}\n`);
     writeFileSync(join(dir, "api.key"), "s3cret-api-key\n");
     writeFileSync(join(dir, "jwt"), "a jwt secret for the cli test, 32 bytes or more\n");
-    const args = [bin, "serve", "--port", "0", "--min-pow-score", "10", "--workers", "1", "--milestone-interval", "200ms", "--coordinator-key-file", join(dir, "coo.keys"), "--api-key-file", join(dir, "api.key"), "--jwt-secret-file", join(dir, "jwt")];
+    const args = [bin, "serve", "--port", "0", "--min-pow-score", "10", "--workers", "1", "--milestone-interval", "200ms", "--coordinator-key-file", join(dir, "coo.keys"), "--api-key-file", join(dir, "api.key"), "--jwt-secret-file", join(dir, "jwt"), "--in-memory"];
     const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
     try {
       let out = "";
@@ -61,7 +61,7 @@ describe("chrysalis serve --milestone-interval --coordinator-key-file --api-key-
   it("contradicting flags are usage errors (exit 2): an interval without a coordinator, a bad interval, an empty key file", () => {
     const dir = mkdtempSync(join(tmpdir(), "chrysalis-coo-"));
     writeFileSync(join(dir, "empty.keys"), "# nothing\n");
-    const run = (extra: string[]) => spawnSync(process.execPath, [bin, "serve", "--port", "0", ...extra], { encoding: "utf8", timeout: 20_000 });
+    const run = (extra: string[]) => spawnSync(process.execPath, [bin, "serve", "--port", "0", "--in-memory", ...extra], { encoding: "utf8", timeout: 20_000 });
     const noCoordinator = run(["--no-coordinator", "--milestone-interval", "1s"]);
     expect(noCoordinator.status).toBe(2);
     expect(noCoordinator.stderr).toContain("--milestone-interval");
