@@ -4,8 +4,8 @@ import { toHex } from "../src/bytes/hex.js";
 import { TOTAL_SUPPLY } from "../src/bytes/limits.js";
 import { ed25519Address, ed25519PublicKey } from "../src/crypto/index.js";
 import { outputId } from "../src/model/ids.js";
-import { createHs256Jwt, createProveOwnership, generateIdentityKeyPair, MemoryIdentityRegistry, MemoryNonceStore, type LocalJwtService, type MemoryNonceStoreOptions } from "../src/auth/index.js";
-import { createHandler, createNode, MemoryLedger, serve, type ChrysalisNode, type HandlerOptions, type NodeOptions, type RunningServer } from "../src/node/index.js";
+import { createHs256Jwt, createProveOwnership, generateIdentityKeyPair, MemoryIdentityRegistry, MemoryNonceStore, type LocalJwtService } from "../src/auth/index.js";
+import { createEdge, createHandler, createNode, MemoryLedger, serve, type ChrysalisNode, type EdgeLimitsInput, type HandlerOptions, type NodeOptions, type RunningServer } from "../src/node/index.js";
 
 export const GENESIS_TX = "0".repeat(64);
 
@@ -45,7 +45,10 @@ export interface Running {
 
 export interface StartOptions extends NodeOptions {
   auth?: boolean;
-  nonceStore?: MemoryNonceStoreOptions;
+  /** Nonce lifetime in seconds. */
+  nonceLifetime?: number;
+  /** The edge's limits (default: the public-node defaults). */
+  limits?: EdgeLimitsInput;
   handler?: Omit<HandlerOptions, "jwt" | "proveOwnership">;
   jwtLifetime?: number;
 }
@@ -63,9 +66,11 @@ export async function startNode(options: StartOptions = {}): Promise<Running> {
   if (options.auth === true) {
     jwt = createHs256Jwt({ secret: "a test secret of at least thirty-two bytes", lifetime: options.jwtLifetime ?? 60, now: () => clock.now });
     handlerOptions.jwt = jwt;
-    handlerOptions.proveOwnership = createProveOwnership({ store: new MemoryNonceStore({ ...options.nonceStore, now: () => clock.now }), resolver: registry, jwt });
+    const lifetime = options.nonceLifetime !== undefined ? { lifetime: options.nonceLifetime } : {};
+    handlerOptions.proveOwnership = createProveOwnership({ store: new MemoryNonceStore({ now: () => clock.now }), resolver: registry, jwt, now: () => clock.now, ...lifetime });
   }
-  const server = await serve(createHandler(node, handlerOptions), { host: "127.0.0.1", port: 0, onClose: () => node.close() });
+  const edge = createEdge({ limits: options.limits ?? {} });
+  const server = await serve(createHandler(node, handlerOptions), { host: "127.0.0.1", port: 0, edge, onGraceExpired: () => node.shutdown(), onClose: () => node.close() });
   return { node, server, url: server.url, jwt, registry, identity, clock, close: () => server.close() };
 }
 

@@ -1,5 +1,5 @@
-// Assembling a running node for `serve` and `demo`: node + optional ledger + prove-ownership + JWT + HTTP server,
-// and reading an identity registry file.
+// Assembling a running node for `serve` and `demo`: node + optional ledger + prove-ownership + JWT (revocable, refused
+// once its identity is gone) + the edge (limits, log, metrics) + HTTP server, and reading an identity registry file.
 import { readFile } from "node:fs/promises";
 import { base58Decode } from "../bytes/base58.js";
 import { fromHex } from "../bytes/hex.js";
@@ -8,20 +8,39 @@ import {
   createEdDsaJwt,
   createHs256Jwt,
   createProveOwnership,
+  guardJwt,
   MemoryIdentityRegistry,
-  MemoryNonceStore,
   publicKeyFromDidDocument,
+  type GuardedJwtService,
   type JwtService,
 } from "../auth/index.js";
-import { createHandler, createNode, serve, type ChrysalisNode, type NodeOptions, type RunningServer } from "../node/index.js";
+import {
+  createEdge,
+  createHandler,
+  createNode,
+  MemoryStore,
+  serve,
+  watchNode,
+  type ChrysalisNode,
+  type Edge,
+  type EdgeLimitsInput,
+  type LogOptions,
+  type NodeOptions,
+  type RunningServer,
+} from "../node/index.js";
 import { UsageError } from "./io.js";
 
 export interface NodeSetup {
   node: ChrysalisNode;
   server: RunningServer;
-  jwt: JwtService | undefined;
+  edge: Edge;
+  /** The JWT service the node checks submissions with (revocation and registration included), when JWTs are on. */
+  jwt: GuardedJwtService | undefined;
   registry: MemoryIdentityRegistry;
-  /** Stops the server (in-flight requests finish) and the node's workers. */
+  /** Reads `identitiesFile` again and replaces the registry with it (SIGHUP); returns how many identities it holds. */
+  reloadIdentities(): Promise<number>;
+  /** Stops the server (in-flight requests finish within the grace period, the rest are answered 503), the node's
+   * workers and the store. */
   close(): Promise<void>;
 }
 
@@ -34,9 +53,22 @@ export interface SetupOptions extends NodeOptions {
   jwtLifetime?: string | number;
   requireJwtForSubmit?: boolean;
   registry?: MemoryIdentityRegistry;
+  /** The file `registry` was read from, read again by reloadIdentities (SIGHUP). */
+  identitiesFile?: string;
+  /** How long a prove-ownership nonce can be redeemed (seconds or "2m"; default 30 s). */
+  nonceLifetime?: string | number;
   /** CORS origin for browser clients ("*" or one origin). */
   cors?: string;
+  /** The edge's limits (rates, connections, timeouts, sizes, trusted proxies, shutdown grace). */
+  limits?: EdgeLimitsInput;
+  /** The log (default: none). */
+  log?: LogOptions | false;
+  /** GET /metrics (default off); a token restricts it to `Authorization: Bearer <token>`. */
+  metrics?: boolean | { token?: string };
 }
+
+// Redeemed nonces and revocations past their expiry are dropped this often.
+const SWEEP_INTERVAL_MS = 60_000;
 
 function parseKey(text: unknown, where: string): Uint8Array {
   if (typeof text !== "string") throw new UsageError(`${where}: expected a public key string`);
@@ -76,7 +108,9 @@ export async function loadIdentityRegistry(file: string, registry = new MemoryId
 
 /** Starts a node with its HTTP server. */
 export async function startNode(options: SetupOptions): Promise<NodeSetup> {
-  const node = createNode(options);
+  const edge = createEdge({ limits: options.limits ?? {}, log: options.log ?? false, metrics: options.metrics ?? false });
+  const baseStore = options.store ?? new MemoryStore();
+  const store = edge.metrics?.instrumentStore(baseStore) ?? baseStore;
   const registry = options.registry ?? new MemoryIdentityRegistry();
   let jwt: JwtService | undefined;
   const lifetime = options.jwtLifetime !== undefined ? { lifetime: options.jwtLifetime } : {};
@@ -88,23 +122,53 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
   } else if (options.jwtSecret !== undefined) {
     jwt = createHs256Jwt({ secret: options.jwtSecret, ...lifetime });
   }
-  const handlerOptions: Parameters<typeof createHandler>[1] = {};
-  if (jwt !== undefined) {
-    handlerOptions.jwt = jwt;
-    handlerOptions.proveOwnership = createProveOwnership({ store: new MemoryNonceStore(), resolver: registry, jwt });
+  if (jwt === undefined && options.identitiesFile !== undefined) {
+    // Without a key no JWT can be issued, so the registry could only ever answer 404: refuse to start instead.
+    throw new UsageError("--identities needs a JWT key (--jwt-secret-file, CHRYSALIS_JWT_SECRET or --jwt-ed25519-key-file)");
+  }
+  const node = createNode({ ...options, store });
+  watchNode(edge, node);
+  // Every check of a JWT also asks the store whether it was revoked and the registry whether its subject still exists.
+  const guarded = jwt === undefined ? undefined : guardJwt(jwt, { revocations: store, resolver: registry });
+  const handlerOptions: Parameters<typeof createHandler>[1] = { maxJsonBytes: edge.limits.maxJsonBytes };
+  if (jwt !== undefined && guarded !== undefined) {
+    handlerOptions.jwt = guarded;
+    const lifetime = options.nonceLifetime !== undefined ? { lifetime: options.nonceLifetime } : {};
+    handlerOptions.proveOwnership = createProveOwnership({ store, resolver: registry, jwt, ...lifetime });
   }
   if (options.requireJwtForSubmit !== undefined) handlerOptions.requireJwtForSubmit = options.requireJwtForSubmit;
   if (options.cors !== undefined) handlerOptions.cors = options.cors;
   const handler = createHandler(node, handlerOptions);
-  const serveOptions: Parameters<typeof serve>[1] = { onClose: () => node.close() };
+  const sweeper = setInterval(() => {
+    store.sweep(Date.now()).catch((error: unknown) => edge.logger?.warn({ err: (error as Error).message }, "sweeping expired nonces and revocations failed"));
+  }, SWEEP_INTERVAL_MS);
+  sweeper.unref();
+  const serveOptions: Parameters<typeof serve>[1] = {
+    edge,
+    // What cannot finish within the grace period (PoW in flight) is answered 503 with Retry-After, not cut off.
+    onGraceExpired: () => node.shutdown(),
+    onClose: async () => {
+      clearInterval(sweeper);
+      await node.close();
+    },
+  };
   if (options.host !== undefined) serveOptions.host = options.host;
   if (options.port !== undefined) serveOptions.port = options.port;
   let server: RunningServer;
   try {
     server = await serve(handler, serveOptions);
   } catch (error) {
+    clearInterval(sweeper);
     await node.close();
     throw new UsageError(`cannot listen on ${options.host ?? "127.0.0.1"}:${options.port ?? 0}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  return { node, server, jwt, registry, close: () => server.close() };
+  const identitiesFile = options.identitiesFile;
+  async function reloadIdentities(): Promise<number> {
+    if (identitiesFile === undefined) return registry.size;
+    // Read whole and checked before it replaces anything: a broken file leaves the running registry as it was.
+    const fresh = await loadIdentityRegistry(identitiesFile);
+    registry.replaceWith(fresh);
+    return registry.size;
+  }
+  return { node, server, edge, jwt: guarded, registry, reloadIdentities, close: () => server.close() };
 }

@@ -29,10 +29,13 @@ export type NodeErrorCode =
   | "STORE_TOO_NEW" // the store was written by a newer schema version
   | "STORE_CORRUPT" // the store cannot be read
   | "MILESTONE_CONFLICT" // a milestone index that is not the next one (another instance issued it)
-  | "NOT_SUPPORTED"; // the store cannot answer this (a gateway's upstream store has no ledger)
+  | "NOT_SUPPORTED" // the store cannot answer this (a gateway's upstream store has no ledger)
+  | "RATE_LIMITED"; // the client spent its budget for this kind of request: 429 with Retry-After
 
 export interface NodeErrorOptions extends ProtocolErrorOptions {
   readonly status?: number;
+  /** Seconds after which a retry may succeed (sent as Retry-After with 429 and 503). */
+  readonly retryAfter?: number;
 }
 
 const DEFAULT_STATUS: Record<NodeErrorCode, number> = {
@@ -61,15 +64,18 @@ const DEFAULT_STATUS: Record<NodeErrorCode, number> = {
   STORE_CORRUPT: 500,
   MILESTONE_CONFLICT: 409,
   NOT_SUPPORTED: 501,
+  RATE_LIMITED: 429,
 };
 
 export class NodeError extends ProtocolError {
   readonly status: number;
+  readonly retryAfter: number | undefined;
 
   constructor(code: NodeErrorCode, message: string, options: NodeErrorOptions = {}) {
     super(code, message, options);
     this.name = "NodeError";
     this.status = options.status ?? DEFAULT_STATUS[code];
+    this.retryAfter = options.retryAfter;
   }
 }
 

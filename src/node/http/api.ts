@@ -19,16 +19,20 @@ export interface ApiRouteOptions {
 export const MAX_RESULTS = 1000;
 
 export function apiRoutes(node: ChrysalisNode, options: ApiRouteOptions): Route[] {
-  async function submit({ request }: RouteCall): Promise<Response> {
-    await options.authorize?.(request);
+  async function submit({ request, context }: RouteCall): Promise<Response> {
+    const claims = await options.authorize?.(request);
+    // The PoW queue serves requesters round-robin: an authenticated identity, else the client's address.
+    const requester = claims !== undefined ? `identity:${claims.sub}` : `address:${context.clientKey ?? context.clientAddress ?? "unknown"}`;
+    const gate = context.gate;
+    const submitOptions = { signal: request.signal, requester, admitPow: gate === undefined ? undefined : () => gate.pow() };
     const type = mediaType(request);
     let result;
     if (type === "application/octet-stream") {
       const bytes = await readBody(request, MAX_MESSAGE_LENGTH);
-      result = await node.submitMessage(bytes, { signal: request.signal });
+      result = await node.submitMessage(bytes, submitOptions);
     } else if (type === "application/json") {
       const body = await readJson(request, options.maxJsonBytes);
-      result = await node.submitMessage(body, { signal: request.signal });
+      result = await node.submitMessage(body, submitOptions);
     } else {
       throw new NodeError("UNSUPPORTED_MEDIA_TYPE", "send the message as application/json or application/octet-stream");
     }

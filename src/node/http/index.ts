@@ -40,5 +40,5 @@ export function createHandler(node: ChrysalisNode, options: HandlerOptions = {})
   return createRouter(routes, { cors: options.cors, onInternalError: options.onInternalError });
 }
 
-export { errorResponse, readBody, type Handler, type RequestContext, type Route, type RouteCall } from "./router.js";
+export { errorResponse, readBody, type EdgeGate, type Handler, type RequestContext, type Route, type RouteCall } from "./router.js";
 export type { ProveOwnershipService } from "./auth.js";

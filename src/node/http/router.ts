@@ -11,6 +11,20 @@ import { isAbortError, NodeError, statusOf } from "../errors.js";
 export interface RequestContext {
   /** The client's address as the server edge sees it (after any trusted proxy). */
   readonly clientAddress?: string | undefined;
+  /** The key the edge counts this client under (an IPv6 client's /64); default clientAddress. */
+  readonly clientKey?: string | undefined;
+  /** Set by the router when a route matches: its name, for the access log and the metrics. */
+  route?: string | undefined;
+  /** The edge's limits, asked before a matched route runs and before work a route discovers later. */
+  readonly gate?: EdgeGate | undefined;
+}
+
+/** Each method throws (a 429 NodeError RATE_LIMITED carrying its retry time) to refuse the work. */
+export interface EdgeGate {
+  /** Before the named route runs for `method`. */
+  route(name: string, method: string): void;
+  /** Before the node mines a nonce for this request. */
+  pow(): void;
 }
 
 export type Handler = (request: Request, context?: RequestContext) => Promise<Response>;
@@ -25,10 +39,14 @@ export interface RouteCall {
 }
 
 export interface Route {
-  /** A stable name for logs and metrics ("messages.submit"). */
+  /** A stable name for logs, metrics and the edge's rate classes ("messages"). */
   readonly name: string;
   readonly pattern: RegExp;
   readonly methods: Readonly<Record<string, (call: RouteCall) => Promise<Response>>>;
+  /** HEAD is answered as GET without a body unless this is true; then HEAD gets 405 (GET has effects, e.g. a nonce). */
+  readonly noHead?: boolean;
+  /** Headers put on every answer of the route, errors included (e.g. Cache-Control: no-store). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface RouterOptions {
@@ -39,7 +57,7 @@ export interface RouterOptions {
 }
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" } as const;
-const STATUS_TEXT: Record<number, string> = { 400: "bad request", 401: "unauthorized", 404: "not found", 405: "method not allowed", 413: "payload too large", 415: "unsupported media type", 429: "too many requests", 500: "internal error", 502: "bad gateway", 503: "service unavailable" };
+const STATUS_TEXT: Record<number, string> = { 400: "bad request", 401: "unauthorized", 404: "not found", 405: "method not allowed", 408: "request timeout", 413: "payload too large", 415: "unsupported media type", 429: "too many requests", 431: "request header fields too large", 500: "internal error", 502: "bad gateway", 503: "service unavailable" };
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
@@ -115,6 +133,12 @@ export function decodeParam(raw: string, path: string): string {
   }
 }
 
+/** Whole seconds a client should wait before retrying, as the error says (NodeError retryAfter), else 1. */
+function retryAfterOf(error: unknown): number {
+  const seconds = (error as { retryAfter?: unknown }).retryAfter;
+  return typeof seconds === "number" && Number.isFinite(seconds) && seconds >= 1 ? Math.ceil(seconds) : 1;
+}
+
 /** A handler over a route table: the first route whose pattern matches the path answers. */
 export function createRouter(routes: readonly Route[], options: RouterOptions = {}): Handler {
   const onInternalError = options.onInternalError ?? ((error: unknown) => console.error("chrysalis node: internal error", error));
@@ -129,12 +153,15 @@ export function createRouter(routes: readonly Route[], options: RouterOptions = 
   }
 
   async function route(request: Request, context: RequestContext): Promise<Response> {
+    let matched: Route | undefined;
     try {
       const url = new URL(request.url);
       const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, "") : url.pathname;
       for (const r of routes) {
         const match = r.pattern.exec(path);
         if (match === null) continue;
+        matched = r;
+        context.route = r.name;
         if (request.method === "OPTIONS" && cors !== undefined) {
           return new Response(null, {
             status: 204,
@@ -145,18 +172,25 @@ export function createRouter(routes: readonly Route[], options: RouterOptions = 
             },
           });
         }
-        const method = request.method === "HEAD" ? "GET" : request.method;
+        const method = request.method === "HEAD" && r.noHead !== true ? "GET" : request.method;
         const run = r.methods[method];
         if (run === undefined) {
           const allow = Object.keys(r.methods).join(", ");
-          return errorResponse(405, `${request.method} is not allowed here; use ${allow}`, { reason: "METHOD_NOT_ALLOWED" }, { allow });
+          return withRouteHeaders(r, errorResponse(405, `${request.method} is not allowed here; use ${allow}`, { reason: "METHOD_NOT_ALLOWED" }, { allow }));
         }
-        return await run({ request, params: match.slice(1), url, context });
+        context.gate?.route(r.name, method);
+        return withRouteHeaders(r, await run({ request, params: match.slice(1), url, context }));
       }
       return errorResponse(404, `no route for ${path.slice(0, 200)}`, { reason: "NOT_FOUND" });
     } catch (error) {
-      return failure(error, request);
+      const answer = failure(error, request);
+      return matched === undefined ? answer : withRouteHeaders(matched, answer);
     }
+  }
+
+  function withRouteHeaders(r: Route, response: Response): Response {
+    if (r.headers !== undefined) for (const [name, value] of Object.entries(r.headers)) response.headers.set(name, value);
+    return response;
   }
 
   function failure(error: unknown, request: Request): Response {
@@ -170,7 +204,7 @@ export function createRouter(routes: readonly Route[], options: RouterOptions = 
     const headers: Record<string, string> = {};
     if (status === 401) headers["www-authenticate"] = error instanceof AuthError ? wwwAuthenticate(error) : "Bearer";
     if (status === 413) headers.connection = "close";
-    if (status === 503 || status === 429) headers["retry-after"] = "1";
+    if (status === 503 || status === 429) headers["retry-after"] = String(retryAfterOf(error));
     return errorResponse(status, e.message || STATUS_TEXT[status] || "error", { reason: e.code, path: e.path }, headers);
   }
 
