@@ -56,20 +56,20 @@ export interface StartOptions extends NodeOptions {
 /** A node served on 127.0.0.1:0; with `auth`, prove-ownership and JWT (HS256, injectable clock) and one identity. */
 export async function startNode(options: StartOptions = {}): Promise<Running> {
   const node = createNode({ network: "chrysalis-test", minPoWScore: 1, ...options });
+  const edge = createEdge({ limits: options.limits ?? {} });
   const registry = new MemoryIdentityRegistry();
   const keys = generateIdentityKeyPair();
   const identity = { id: "did:iota:test-identity", ...keys };
   registry.add(identity.id, keys.publicKey);
   const clock = { now: Date.now() };
   let jwt: LocalJwtService | undefined;
-  const handlerOptions: HandlerOptions = { ...options.handler };
+  const handlerOptions: HandlerOptions = { maxJsonBytes: edge.limits.maxJsonBytes, ...options.handler };
   if (options.auth === true) {
     jwt = createHs256Jwt({ secret: "a test secret of at least thirty-two bytes", lifetime: options.jwtLifetime ?? 60, now: () => clock.now });
     handlerOptions.jwt = jwt;
     const lifetime = options.nonceLifetime !== undefined ? { lifetime: options.nonceLifetime } : {};
     handlerOptions.proveOwnership = createProveOwnership({ store: new MemoryNonceStore({ now: () => clock.now }), resolver: registry, jwt, now: () => clock.now, ...lifetime });
   }
-  const edge = createEdge({ limits: options.limits ?? {} });
   const server = await serve(createHandler(node, handlerOptions), { host: "127.0.0.1", port: 0, edge, onGraceExpired: () => node.shutdown(), onClose: () => node.close() });
   return { node, server, url: server.url, jwt, registry, identity, clock, close: () => server.close() };
 }

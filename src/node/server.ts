@@ -8,7 +8,7 @@
 // what is left answer now (onGraceExpired: the node fails its PoW jobs with 503), and only then close what remains.
 // Every request that reached the handler gets an HTTP answer; no connection is reset while it waits.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { Server as NetServer, type AddressInfo, type Socket } from "node:net";
 import { Readable } from "node:stream";
 import { createEdge, type Edge } from "./edge/index.js";
 import type { Handler, RequestContext } from "./http/index.js";
@@ -283,8 +283,10 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
     close(): Promise<void> {
       closing ??= (async () => {
         draining = true;
-        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
+        // net.Server's close, not http.Server's: the latter also destroys idle keep-alive connections at once (a request
+        // already on its way over one would be reset) and stops enforcing the header and request deadlines. Open
+        // connections stay until the end; what arrives on them meanwhile is answered 503 with Connection: close.
+        const stopped = new Promise<void>((resolve) => Reflect.apply(NetServer.prototype.close, server, [() => resolve()]));
         await settled(options.shutdownTimeoutMs ?? limits.shutdownGraceMs);
         if (inFlight > 0) {
           options.onGraceExpired?.();
@@ -293,6 +295,7 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
         idle = undefined;
         server.closeIdleConnections();
         server.closeAllConnections();
+        server.close(); // http.Server's own: stops its deadline checks (the listener is closed already)
         await stopped;
         await options.onClose?.();
       })();
