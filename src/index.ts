@@ -5,6 +5,8 @@ export { base58Encode, base58Decode } from "./bytes/base58.js";
 export { bech32Encode, bech32Decode } from "./bytes/bech32.js";
 export { blake2b256, sha256, ed25519PublicKey, signEd25519, verifyEd25519, ed25519Address, bech32Address, parseBech32Address } from "./crypto/index.js";
 export { blake2bBackend, ed25519Backend, verifyEd25519Zip215 } from "./crypto/index.js";
+// Told when hashing or PoW falls back to JavaScript because WebAssembly is refused (a strict CSP) or missing.
+export { warnings, ChrysalisWarningEvent, type FallbackComponent } from "./crypto/fallback.js";
 export { compareBytes, equalBytes, constantTimeEqual } from "./bytes/bytes.js";
 export { isLowerHex } from "./bytes/hex.js";
 // Every protocol constant (sizes, counts, type tags, the total supply), from their one place.

@@ -36,7 +36,7 @@ describe("the client sends what the server expects", () => {
     await expect(client2.getInfo()).rejects.toMatchObject({ status: 502, code: "502" });
   });
 
-  it("bad arguments are ProtocolErrors before any request", async () => {
+  it("bad arguments are refused before any request, as ClientErrors (which are ProtocolErrors)", async () => {
     const client = createClient("http://x.example", { fetch: async () => new Response("{}") });
     await expect(client.getMessage("not-an-id")).rejects.toMatchObject({ code: "INVALID_HEX", path: "messageId" });
     expect(() => createClient("not a url")).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT" }));

@@ -3,9 +3,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProtocolError } from "../src/bytes/errors.js";
-import { kernelModule } from "../src/pow/kernel.js";
 import { MinerPool } from "../src/pow/miner.js";
-import { WORKER_SOURCE } from "../src/pow/worker-source.js";
 import { createMiner, mineNonce, mineNonceSync, powDigest, powScore, referenceTrailingZeros as trailingZeros, targetZeros, type Miner } from "../src/pow/index.js";
 import { expectProtocolError, hex, loadVectors } from "./helpers.js";
 
@@ -215,32 +213,6 @@ describe("workers that cannot start reject the job instead of being replaced for
       await miner.close();
     }
     expect(miner.stats().workers).toBe(0);
-  });
-});
-
-describe("the worker body's browser path (no require, no SharedArrayBuffer): progress and stop by message", () => {
-  it("runs as a Web Worker script: finds the first nonce of its slice, reports progress, stops when told", async () => {
-    const sent: { type: string; id?: number; nonce?: bigint; hashes?: number }[] = [];
-    const self: { postMessage(m: unknown): void; onmessage?: (event: { data: unknown }) => void } = { postMessage: (m) => sent.push(m as never) };
-    // As a browser evaluates it: `self` is the worker scope and there is no `require`.
-    new Function("self", "require", WORKER_SOURCE)(self, undefined);
-    const deliver = (data: unknown) => self.onmessage!({ data });
-    deliver({ type: "init", module: kernelModule() });
-    expect(sent).toContainEqual({ type: "ready" });
-    const v = vectors.nonceSearch.cases[1];
-    deliver({ type: "job", id: 1, digest: hex(v.digest), target: v.targetZeros, start: 0n, chunk: 65536n, index: 0, workers: 1 });
-    for (let i = 0; i < 200 && !sent.some((m) => m.type === "done"); i++) await sleep(5);
-    expect(sent.find((m) => m.type === "found")).toEqual({ type: "found", id: 1, nonce: BigInt(v.nonce) });
-    deliver({ type: "job", id: 2, digest: BUSY, target: ENDLESS, start: 0n, chunk: 8192n, index: 1, workers: 2 });
-    await sleep(150);
-    const progress = sent.filter((m) => m.type === "progress" && m.id === 2);
-    expect(progress.length).toBeGreaterThan(0);
-    expect(progress.at(-1)!.hashes).toBeGreaterThan(0);
-    expect(sent.some((m) => m.type === "done" && m.id === 2)).toBe(false);
-    deliver({ type: "stop", id: 2 });
-    for (let i = 0; i < 200 && !sent.some((m) => m.type === "done" && m.id === 2); i++) await sleep(5);
-    expect(sent.some((m) => m.type === "done" && m.id === 2)).toBe(true);
-    expect(sent.some((m) => m.type === "found" && m.id === 2)).toBe(false);
   });
 });
 

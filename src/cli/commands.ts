@@ -1,7 +1,6 @@
 // The small commands of `chrysalis`: keygen, network-id, message encode|decode|id|validate, auth sign-nonce, pow.
 // Each is { summary, usage, run(args) }; main.ts dispatches and turns errors into one line and an exit code.
 import { parseArgs } from "node:util";
-import { readFile } from "node:fs/promises";
 import { base58Encode } from "../bytes/base58.js";
 import { ProtocolError } from "../bytes/errors.js";
 import { toHex } from "../bytes/hex.js";
@@ -12,7 +11,7 @@ import { messageFromJson, messageToJson } from "../model/json.js";
 import type { Message } from "../model/types.js";
 import { signNonce } from "../auth/index.js";
 import { mineNonce, powScore, targetZeros } from "../pow/index.js";
-import { parseMessageInput, readInput, UsageError, write } from "./io.js";
+import { Interrupted, parseMessageInput, readInput, readTextFile, UsageError, write } from "./io.js";
 
 export interface Command {
   summary: string;
@@ -33,6 +32,7 @@ async function readMessage(file: string | undefined): Promise<{ message: Message
 }
 
 function formatCount(n: number): string {
+  if (n >= 1e12) return `${n.toExponential(2)} `;
   if (n >= 1e9) return `${(n / 1e9).toFixed(2)} G`;
   if (n >= 1e6) return `${(n / 1e6).toFixed(2)} M`;
   if (n >= 1e3) return `${(n / 1e3).toFixed(1)} k`;
@@ -43,8 +43,13 @@ function formatSeconds(s: number): string {
   if (!Number.isFinite(s)) return "?";
   if (s < 60) return `${s.toFixed(1)} s`;
   if (s < 3600) return `${(s / 60).toFixed(1)} min`;
-  return `${(s / 3600).toFixed(1)} h`;
+  if (s < 86400 * 3) return `${(s / 3600).toFixed(1)} h`;
+  if (s < 86400 * 365 * 3) return `${(s / 86400).toFixed(0)} days`;
+  return `${(s / (86400 * 365)).toExponential(1)} years`;
 }
+
+/** The Bech32 human-readable parts of Chrysalis networks (TIP-11): mainnet and the test networks. */
+const HRPS = ["iota", "atoi"];
 
 export const keygen: Command = {
   summary: "make an Ed25519 key: Base58 seed, public key, address and its Bech32 form",
@@ -61,6 +66,7 @@ Options:
   --json        print one JSON object instead of lines`,
   async run(args) {
     const { values } = parseArgs({ args, options: { hrp: { type: "string", default: "atoi" }, json: { type: "boolean", default: false } }, strict: true });
+    if (!HRPS.includes(values.hrp!)) throw new UsageError(`--hrp is iota (mainnet) or atoi (test networks), not ${JSON.stringify(values.hrp)}`);
     const seed = randomSeed();
     const publicKey = ed25519PublicKey(seed);
     const address = ed25519Address(publicKey);
@@ -93,7 +99,7 @@ Reads the message from [file] or stdin ("-"): node REST JSON (starts with "{") o
   id         the message id (BLAKE2b-256 of the bytes)
   validate   run every syntactic rule; prints "valid <id>" (and the PoW score), or the error
 
-Options (validate):
+Options (any action; the message is refused, exit 1, when it fails them):
   --min-score <n>   also require this PoW score
   --network <name>  also require this network's id`,
   async run(args) {
@@ -105,42 +111,28 @@ Options (validate):
     });
     const [action, file, extra] = positionals;
     if (action === undefined) throw new UsageError("message needs an action: encode, decode, id or validate");
+    if (!["encode", "decode", "id", "validate"].includes(action)) throw new UsageError(`unknown message action "${action}": use encode, decode, id or validate`);
     if (extra !== undefined) throw new UsageError("message takes one file at most");
-    switch (action) {
-      case "encode": {
-        const input = parseMessageInput(await readInput(file));
-        if (input.kind !== "json") throw new UsageError("encode reads JSON; this input is hex (use decode)");
-        write(toHex(encodeMessage(messageFromJson(input.json))));
-        return;
-      }
-      case "decode": {
-        const input = parseMessageInput(await readInput(file));
-        if (input.kind !== "bytes") throw new UsageError("decode reads hex; this input is JSON (use encode)");
-        write(JSON.stringify(messageToJson(decodeMessage(input.bytes)), null, 2));
-        return;
-      }
-      case "id": {
-        const { bytes } = await readMessage(file);
-        write(messageId(bytes));
-        return;
-      }
-      case "validate": {
-        const { message: m, bytes } = await readMessage(file);
-        const score = powScore(bytes);
-        if (values.network !== undefined && m.networkId !== networkId(values.network)) {
-          throw new ProtocolError("WRONG_NETWORK_ID", `invalid: networkId ${m.networkId} is not ${values.network}'s (${networkId(values.network)})`, { path: "networkId" });
-        }
-        if (values["min-score"] !== undefined) {
-          const min = Number(values["min-score"]);
-          if (!Number.isFinite(min) || min < 0) throw new UsageError("--min-score takes a number");
-          if (score < min) throw new ProtocolError("INSUFFICIENT_POW", `invalid: PoW score ${Math.floor(score)} is below ${min}`, { path: "nonce" });
-        }
-        write(`valid ${messageId(bytes)} (${bytes.length} bytes, PoW score ${Math.floor(score)})`);
-        return;
-      }
-      default:
-        throw new UsageError(`unknown message action "${action}": use encode, decode, id or validate`);
+    let min: number | undefined;
+    if (values["min-score"] !== undefined) {
+      min = Number(values["min-score"]);
+      if (values["min-score"].trim() === "" || !Number.isFinite(min) || min < 0) throw new UsageError("--min-score takes a number ≥ 0");
     }
+    const input = parseMessageInput(await readInput(file));
+    if (action === "encode" && input.kind !== "json") throw new UsageError("encode reads JSON; this input is hex (use decode)");
+    if (action === "decode" && input.kind !== "bytes") throw new UsageError("decode reads hex; this input is JSON (use encode)");
+    const m = input.kind === "bytes" ? decodeMessage(input.bytes) : messageFromJson(input.json);
+    const bytes = input.kind === "bytes" ? input.bytes : encodeMessage(m);
+    // The checks apply to every action: a decode or an id asked for one network's messages must not pass another's.
+    if (values.network !== undefined && m.networkId !== networkId(values.network)) {
+      throw new ProtocolError("WRONG_NETWORK_ID", `invalid: networkId ${m.networkId} is not ${values.network}'s (${networkId(values.network)})`, { path: "networkId" });
+    }
+    const score = min !== undefined || action === "validate" ? powScore(bytes) : 0;
+    if (min !== undefined && score < min) throw new ProtocolError("INSUFFICIENT_POW", `invalid: PoW score ${Math.floor(score)} is below ${min}`, { path: "nonce" });
+    if (action === "encode") write(toHex(bytes));
+    else if (action === "decode") write(JSON.stringify(messageToJson(m), null, 2));
+    else if (action === "id") write(messageId(bytes));
+    else write(`valid ${messageId(bytes)} (${bytes.length} bytes, PoW score ${Math.floor(score)})`);
   },
 };
 
@@ -157,17 +149,25 @@ CHRYSALIS_SECRET_KEY environment variable, else from stdin; it is never echoed.`
     if (action !== "sign-nonce") throw new UsageError(action === undefined ? "auth needs an action: sign-nonce" : `unknown auth action "${action}": use sign-nonce`);
     if (nonce === undefined || extra !== undefined) throw new UsageError("sign-nonce takes exactly one nonce");
     let secret: string | undefined;
-    if (values["secret-key-file"] !== undefined) {
-      try {
-        secret = (await readFile(values["secret-key-file"], "utf8")).trim();
-      } catch (error) {
-        throw new UsageError(`cannot read the secret key file: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
-      }
-    } else secret = process.env.CHRYSALIS_SECRET_KEY?.trim() || (await readInput(undefined, 4096)).trim();
+    if (values["secret-key-file"] !== undefined) secret = (await readTextFile("the secret key file", values["secret-key-file"])).trim();
+    else secret = process.env.CHRYSALIS_SECRET_KEY?.trim() || (await readInput(undefined, 4096)).trim();
     if (secret === undefined || secret === "") throw new UsageError("no secret key given");
     write(signNonce(nonce, secret));
   },
 };
+
+/**
+ * The live PoW line: hash rate, hashes done, and the time left until the expected number of hashes (3^zeros) is
+ * done, which counts down as work goes on. Past that number the search has been unlucky so far; each further
+ * nonce still succeeds with the same chance, so the line says the solution can come at any moment.
+ */
+export function progressLine(hashes: number, elapsedMs: number, zeros: number): string {
+  const expected = 3 ** zeros;
+  const rate = elapsedMs > 0 ? (hashes * 1000) / elapsedMs : 0;
+  const left = expected - hashes;
+  const eta = rate <= 0 ? "remaining time not known yet" : left > 0 ? `~${formatSeconds(left / rate)} remaining` : "past the expected count: any moment now";
+  return `mining: ${formatCount(rate)}H/s, ${formatCount(hashes)} of ~${formatCount(expected)} expected hashes (${zeros} trailing zeros), ${eta}`;
+}
 
 export const pow: Command = {
   summary: "mine a nonce for a message, with a live progress line",
@@ -195,21 +195,26 @@ Options:
     if (workers !== undefined && (!Number.isInteger(workers) || workers < 1 || workers > 256)) throw new UsageError("--workers takes a whole number 1 .. 256");
     const { message: m, bytes } = await readMessage(positionals[0]);
     const zeros = targetZeros(bytes.length, minScore);
-    const expected = 3 ** zeros;
     const tty = process.stderr.isTTY === true;
     let last = 0;
+    let drawn = false;
+    let done = 0;
     const started = Date.now();
     const onProgress = ({ hashes, elapsedMs }: { hashes: number; elapsedMs: number }): void => {
-      const rate = elapsedMs > 0 ? (hashes * 1000) / elapsedMs : 0;
-      // Each nonce succeeds with probability 3^-zeros whatever came before (the search is memoryless), so the expected
-      // remaining time is always expected / rate; a countdown to "expected − done" would promise what chance does not.
-      const remaining = rate > 0 ? expected / rate : Infinity;
-      const line = `mining: ${formatCount(rate)}H/s, ${formatCount(hashes)} hashes done (expected ${formatCount(expected)} for ${zeros} trailing zeros), ~${formatSeconds(remaining)} expected remaining`;
-      if (tty) process.stderr.write(`\r\x1b[K${line}`);
-      else if (elapsedMs - last >= 1000) {
+      done = hashes;
+      const line = progressLine(hashes, elapsedMs, zeros);
+      if (tty) {
+        process.stderr.write(`\r\x1b[K${line}`);
+        drawn = true;
+      } else if (elapsedMs - last >= 1000) {
         process.stderr.write(`${line}\n`);
         last = elapsedMs;
       }
+    };
+    // The progress line has no newline: clear it before anything else is printed, or that lands on its end.
+    const clearLine = (): void => {
+      if (drawn) process.stderr.write("\r\x1b[K");
+      drawn = false;
     };
     const controller = new AbortController();
     const stop = (): void => controller.abort();
@@ -220,9 +225,13 @@ Options:
       const nonce = await mineNonce(bytes, options);
       new DataView(bytes.buffer, bytes.byteOffset, bytes.length).setBigUint64(bytes.length - 8, nonce, true);
       m.nonce = nonce;
-      if (tty) process.stderr.write("\r\x1b[K");
+      clearLine();
       process.stderr.write(`mined nonce ${nonce} in ${((Date.now() - started) / 1000).toFixed(2)} s: score ${Math.floor(powScore(bytes))}, id ${messageId(bytes)}\n`);
       write(values.json ? JSON.stringify(messageToJson(m), null, 2) : toHex(bytes));
+    } catch (error) {
+      clearLine();
+      if (controller.signal.aborted) throw new Interrupted(`interrupted (Ctrl-C) after ${formatCount(done)} hashes; nothing was mined`);
+      throw error;
     } finally {
       process.off("SIGINT", stop);
     }

@@ -13,6 +13,38 @@ export class UsageError extends Error {
   }
 }
 
+/** The user stopped the command (Ctrl-C): exit code 130, as shells report a SIGINT. */
+export class Interrupted extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "Interrupted";
+  }
+}
+
+const FS_REASONS: Record<string, string> = {
+  ENOENT: "no such file",
+  EACCES: "permission denied",
+  EISDIR: "it is a directory",
+  ENOTDIR: "a part of the path is not a directory",
+  EMFILE: "too many open files",
+};
+
+/** A file that could not be read, as one line naming it: a failed operation (exit 1), not a usage mistake. */
+export function fileError(what: string, path: string, error: unknown): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  const reason = code !== undefined ? `${FS_REASONS[code] ?? "cannot be read"} (${code})` : (error as Error).message;
+  return new Error(`cannot read ${what} ${JSON.stringify(path)}: ${reason}`, { cause: error });
+}
+
+/** Reads a whole (small) file for a command, naming the file when that fails. */
+export async function readTextFile(what: string, path: string): Promise<string> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    throw fileError(what, path, error);
+  }
+}
+
 // Message input is JSON (hex inside, keys) or hex: a few hundred KiB at most.
 export const MAX_INPUT_BYTES = 1 << 20;
 
@@ -23,7 +55,7 @@ export async function readInput(file: string | undefined, limit = MAX_INPUT_BYTE
     try {
       data = await readFile(file);
     } catch (error) {
-      throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw fileError("the input file", file, error);
     }
     if (data.length > limit) throw new UsageError(`${file} is larger than ${limit} bytes`);
     return data.toString("utf8");
@@ -48,7 +80,8 @@ export function parseMessageInput(text: string): MessageInput {
     try {
       return { kind: "json", json: JSON.parse(trimmed) as unknown };
     } catch (error) {
-      throw new ProtocolError("INVALID_JSON", `malformed JSON: ${(error as Error).message}`);
+      // V8 quotes the input in its message, newlines and all; one line must still carry the whole sentence.
+      throw new ProtocolError("INVALID_JSON", `malformed JSON: ${oneLine((error as Error).message)}`, { cause: error });
     }
   }
   const hex = trimmed.replace(/^0x/i, "").replace(/\s+/g, "");
@@ -57,10 +90,14 @@ export function parseMessageInput(text: string): MessageInput {
   return { kind: "bytes", bytes: fromHex(hex, "message") };
 }
 
-/** One line for a terminal: "chrysalis: <message>", never a stack trace. */
+/** One line: line breaks written as \\n (they come from quoted input), other runs of white space as one space. */
+export function oneLine(text: string): string {
+  return text.replace(/\r?\n/g, "\\n").replace(/\s+/g, " ").trim();
+}
+
+/** One line for a terminal: "chrysalis: <message>", never a stack trace, never cut mid-sentence. */
 export function describeError(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
+  return oneLine(error instanceof Error ? error.message : String(error));
 }
 
 export function write(text: string): void {

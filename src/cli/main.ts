@@ -3,7 +3,7 @@
 // (1 for rejected input or a failed operation, 2 for a usage mistake).
 import { auth, keygen, message, networkIdCommand, pow, type Command } from "./commands.js";
 import { demoCommand } from "./demo.js";
-import { describeError, UsageError, write } from "./io.js";
+import { describeError, Interrupted, UsageError, write } from "./io.js";
 import { serveCommand } from "./serve.js";
 
 const COMMANDS: Record<string, Command> = {
@@ -58,7 +58,8 @@ export async function main(argv: string[]): Promise<number> {
     // parseArgs reports unknown or malformed options as TypeErrors carrying an ERR_PARSE_ARGS_* code.
     const code = (error as { code?: unknown }).code;
     const usage = error instanceof UsageError || (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS"));
-    process.stderr.write(`chrysalis ${name}: ${describeError(error).split("\n")[0]}${usage ? ` (see chrysalis ${name} --help)` : ""}\n`);
+    process.stderr.write(`chrysalis ${name}: ${describeError(error)}${usage ? ` (see chrysalis ${name} --help)` : ""}\n`);
+    if (error instanceof Interrupted) return 130;
     return usage ? 2 : 1;
   }
 }

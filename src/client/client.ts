@@ -11,25 +11,45 @@ import type { Message } from "../model/types.js";
 import { authHeaders, signNonce } from "../auth/index.js";
 import { mineNonce, type Miner } from "../pow/index.js";
 
-/** A failed call: the node's error answer (status, its `code` string, message, and our `reason`/`path` when sent). */
-export class ClientError extends Error {
-  /** HTTP status; 0 when no answer arrived (network failure). */
+/**
+ * Every failure of a client call, except an abort (an AbortError, as fetch raises): the node's error answer (status,
+ * its `code` string, message, our `reason`/`path` when sent), no answer, or a refusal before any request (a bad
+ * argument or secret key: status 0, `code` and `reason` the refusal's stable code, the original error as `cause`).
+ * A ProtocolError, so code that handles the library's rejections handles these too.
+ */
+export class ClientError extends ProtocolError {
+  /** HTTP status; 0 when no answer arrived (network failure) or nothing was sent. */
   readonly status: number;
-  /** The `error.code` of the answer (the status as a string in the node API), or NETWORK_ERROR / BAD_RESPONSE. */
-  readonly code: string;
-  /** The stable reason code, when the server sends one (chrysalis-core servers do). */
+  /** The stable reason code, when the server sends one (chrysalis-core servers do), or the local refusal's code. */
   readonly reason: string | undefined;
-  /** The field the server blamed, when it names one. */
-  readonly path: string | undefined;
 
   constructor(status: number, code: string, message: string, extra: { reason?: string | undefined; path?: string | undefined; cause?: unknown } = {}) {
-    super(message, extra.cause !== undefined ? { cause: extra.cause } : undefined);
+    super(code, message, extra.cause !== undefined ? { cause: extra.cause } : {});
     this.name = "ClientError";
     this.status = status;
-    this.code = code;
     this.reason = extra.reason;
-    this.path = extra.path;
+    // Set here, not through ProtocolError's options: those would append the path to a message that names it already.
+    (this as { path: string | undefined }).path = extra.path;
   }
+}
+
+/** Any failure inside a client call as a ClientError with the original as its cause; aborts stay AbortErrors. */
+function asClientError(error: unknown): unknown {
+  if (error instanceof ClientError || (error as { name?: unknown } | null)?.name === "AbortError") return error;
+  if (error instanceof ProtocolError) return new ClientError(0, error.code, error.message, { reason: error.code, path: error.path, cause: error });
+  const message = error instanceof Error ? error.message : String(error);
+  return new ClientError(0, "CLIENT_FAILED", message, { cause: error });
+}
+
+/** The method, with every failure it raises passed through asClientError. */
+function guard<A extends unknown[], R>(method: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args: A): Promise<R> => {
+    try {
+      return await method(...args);
+    } catch (error) {
+      throw asClientError(error);
+    }
+  };
 }
 
 /**
@@ -118,8 +138,8 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
   let base: string;
   try {
     base = new URL(baseUrl).href.replace(/\/+$/, "");
-  } catch {
-    throw new ProtocolError("INVALID_ARGUMENT", "baseUrl is not a valid URL", { path: "baseUrl" });
+  } catch (error) {
+    throw new ClientError(0, "INVALID_ARGUMENT", "baseUrl is not a valid URL", { reason: "INVALID_ARGUMENT", path: "baseUrl", cause: error });
   }
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   let jwt = options.jwt;
@@ -252,6 +272,8 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
     return message;
   }
 
+  // Every call goes through guard(): whatever fails inside (a bad key, a malformed answer) reaches the caller as a
+  // ClientError with the cause attached.
   return {
     baseUrl: base,
     get jwt() {
@@ -260,8 +282,8 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
     setJwt(value: string | undefined): void {
       jwt = value;
     },
-    requestNonce,
-    async proveOwnership(identityId: string, secretKeyBase58: string): Promise<string> {
+    requestNonce: guard(requestNonce),
+    proveOwnership: guard(async (identityId: string, secretKeyBase58: string): Promise<string> => {
       const nonce = await requestNonce(identityId);
       const signedNonce = signNonce(nonce, secretKeyBase58);
       const response = await call("POST", `/authentication/prove-ownership/${encodeURIComponent(identityId)}`, {
@@ -272,8 +294,8 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
       if (typeof token !== "string") throw new ClientError(200, "BAD_RESPONSE", "the jwt is not a string");
       jwt = token;
       return token;
-    },
-    async submitMessage(input: SubmittableMessage, submit: SubmitMessageOptions = {}): Promise<string> {
+    }),
+    submitMessage: guard(async (input: SubmittableMessage, submit: SubmitMessageOptions = {}): Promise<string> => {
       if (input instanceof Uint8Array) return post(input, "application/octet-stream", submit.signal);
       if (typeof input !== "object" || input === null) throw new ProtocolError("INVALID_ARGUMENT", "expected a message (JSON, model or bytes)", { path: "" });
       const partial: PartialMessage = isModel(input) ? (input as PartialMessage) : partialMessageFromJson(input);
@@ -294,15 +316,11 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
         infoCache = undefined;
         return once();
       }
-    },
-    async getMessage(messageId: string): Promise<Message> {
-      return messageFromJson(await getMessageJson(messageId));
-    },
-    getMessageJson,
-    async getMessageRaw(messageId: string): Promise<Uint8Array> {
-      return readBytes(await call("GET", `/api/v1/messages/${messageIdArg(messageId)}/raw`, { accept: "application/octet-stream" }));
-    },
-    getInfo,
-    getTips,
+    }),
+    getMessage: guard(async (messageId: string): Promise<Message> => messageFromJson(await getMessageJson(messageId))),
+    getMessageJson: guard(getMessageJson),
+    getMessageRaw: guard(async (messageId: string): Promise<Uint8Array> => readBytes(await call("GET", `/api/v1/messages/${messageIdArg(messageId)}/raw`, { accept: "application/octet-stream" }))),
+    getInfo: guard(getInfo),
+    getTips: guard(getTips),
   };
 }

@@ -1,10 +1,11 @@
 // BLAKE2b-256 (a 32-byte digest parameter, not truncated BLAKE2b-512): message ids, addresses, PoW digests.
 // Runs our one-call WebAssembly kernel (written by assembly/blake2b-build.mjs: 12 rounds unrolled, about twice
 // blake2b-wasm's speed on long inputs); blake2b-wasm's compiled module if that fails to load; @noble/hashes where
-// WebAssembly is missing.
+// WebAssembly is missing or refused (a CSP without 'wasm-unsafe-eval'), with a warning event on first use.
 import { blake2b as nobleBlake2b } from "@noble/hashes/blake2.js";
 import { ProtocolError } from "../bytes/errors.js";
 import { BLAKE2B_KERNEL } from "./blake2b-kernel.generated.js";
+import { warnFallback } from "./fallback.js";
 
 interface KernelExports {
   memory: WebAssembly.Memory;
@@ -15,6 +16,9 @@ interface KernelExports {
 
 // Known answer checked when the kernel loads: BLAKE2b-256("abc").
 const ABC_DIGEST = "bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319";
+
+// Why WebAssembly did not load, for the warning.
+let loadError: unknown;
 
 // Compiled asynchronously: browsers refuse synchronous compilation of modules over 4 KiB on the main thread.
 async function loadKernel(): Promise<KernelExports | undefined> {
@@ -32,7 +36,8 @@ async function loadKernel(): Promise<KernelExports | undefined> {
     let hex = "";
     for (let i = 0; i < 32; i++) hex += mem[(exports.OUTPUT.value as number) + i]!.toString(16).padStart(2, "0");
     return hex === ABC_DIGEST ? exports : undefined;
-  } catch {
+  } catch (error) {
+    loadError = error;
     return undefined;
   }
 }
@@ -104,7 +109,10 @@ export function blake2b256(bytes: Uint8Array): Uint8Array {
     kernel.digest(bytes.length);
     return mem.slice(K_OUTPUT, K_OUTPUT + 32);
   }
-  if (!wasm) return nobleBlake2b(bytes, { dkLen: 32 });
+  if (!wasm) {
+    warnFallback("blake2b", "WebAssembly is unavailable here, so BLAKE2b-256 runs in JavaScript (@noble/hashes), several times slower", loadError);
+    return nobleBlake2b(bytes, { dkLen: 32 });
+  }
   const mem = ensureCapacity(wasm, INPUT + bytes.length);
   wasm.blake2b_init(STATE, 32);
   mem.set(bytes, INPUT);

@@ -215,6 +215,7 @@ function fail(code: string, message: string, key?: string | number): never {
 }
 
 function kindOf(value: unknown): string {
+  if (value === undefined) return "nothing (the field is missing)";
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" ? "an object" : `a ${typeof value}`;

@@ -34,7 +34,13 @@ const SIMD_PROBE = Uint8Array.of(
 let simd: boolean | undefined;
 /** Whether this engine runs WebAssembly SIMD. */
 export function simdSupported(): boolean {
-  simd ??= typeof WebAssembly === "object" && WebAssembly.validate(SIMD_PROBE);
+  if (simd === undefined) {
+    try {
+      simd = typeof WebAssembly === "object" && WebAssembly.validate(SIMD_PROBE);
+    } catch {
+      simd = false;
+    }
+  }
   return simd;
 }
 
@@ -50,14 +56,22 @@ function decodeBase64(text: string): Uint8Array {
 }
 
 const modules: Partial<Record<KernelFlavor, WebAssembly.Module>> = {};
+// A refusal is kept too: under a CSP each further attempt would file one more violation report.
+const refusals: Partial<Record<KernelFlavor, unknown>> = {};
 /** The compiled kernel (once per process and flavour); it can be posted to workers. */
 export function kernelModule(flavor: KernelFlavor = defaultFlavor()): WebAssembly.Module {
   if (flavor !== "simd" && flavor !== "portable") throw new ProtocolError("INVALID_ARGUMENT", "flavor is simd or portable", { path: "flavor" });
   if (flavor === "simd" && !simdSupported()) throw new ProtocolError("UNSUPPORTED", "this engine has no WebAssembly SIMD", { path: "flavor" });
   let mod = modules[flavor];
   if (mod === undefined) {
-    const bytes = decodeBase64(flavor === "simd" ? SIMD_KERNEL : PORTABLE_KERNEL);
-    mod = new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+    if (flavor in refusals) throw refusals[flavor];
+    try {
+      const bytes = decodeBase64(flavor === "simd" ? SIMD_KERNEL : PORTABLE_KERNEL);
+      mod = new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+    } catch (error) {
+      refusals[flavor] = error;
+      throw error;
+    }
     modules[flavor] = mod;
   }
   return mod;

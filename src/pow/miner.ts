@@ -1,7 +1,11 @@
 // The parallel miner: one compiled kernel, a pool of worker threads (Node) or Web Workers (browsers) that keep
 // their kernel instance between jobs; jobs queue, each spreads over every worker; the first solution wins.
+// Where WebAssembly is refused (CSP without 'wasm-unsafe-eval', node --jitless) the workers run the JavaScript kernel.
 import { ProtocolError, assertInteger } from "../bytes/errors.js";
+import { warnFallback } from "../crypto/fallback.js";
+import { nodeBuiltin } from "../crypto/native.js";
 import { Kernel, type KernelFlavor, defaultFlavor, kernelModule } from "./kernel.js";
+import { createJsKernel } from "./kernel-js.js";
 import { MAX_TRAILING_ZEROS, powDigest, referenceTrailingZeros, targetZeros, toNonce } from "./score.js";
 import { WORKER_SOURCE } from "./worker-source.js";
 
@@ -22,13 +26,22 @@ export interface MineOptions {
   onProgress?: (progress: MineProgress) => void;
 }
 
+/** The kernel a pool runs: a WASM build, or the JavaScript fallback. */
+export type MinerKernel = KernelFlavor | "js";
+
 export interface MinerOptions {
   /** Worker threads (default: the available parallelism). */
   workers?: number;
   /** Jobs allowed to wait behind the running one; one more rejects with POW_QUEUE_FULL. Default unlimited. */
   maxQueue?: number;
-  /** Kernel build (default: SIMD where the engine has it). */
-  flavor?: KernelFlavor;
+  /** Kernel (default: SIMD where the engine has it, else portable; JavaScript where WebAssembly is refused). */
+  flavor?: MinerKernel;
+  /**
+   * Browsers: where to load the worker script from instead of a Blob URL, for pages whose Content-Security-Policy
+   * has no `worker-src blob:`. Serve the package's `chrysalis-core/pow/worker.js` from an origin the policy allows
+   * (e.g. with Vite: `import workerUrl from "chrysalis-core/pow/worker.js?url"`). Ignored in Node.
+   */
+  workerUrl?: string | URL;
 }
 
 export interface MinerStats {
@@ -41,6 +54,8 @@ export interface MinerStats {
   /** Nonces tried since the pool started. */
   hashes: number;
   threadIds: number[];
+  /** The kernel the workers run ("js" once any worker had to fall back to JavaScript). */
+  kernel: MinerKernel;
 }
 
 export interface Miner {
@@ -60,8 +75,9 @@ const PROGRESS_INTERVAL_MS = 250;
 const MAX_START_FAILURES = 3;
 const MAX_WORKERS = 512;
 /** Nonces per chunk: ~15–20 ms of work, the longest a worker runs before it sees a stop. */
-const CHUNK: Readonly<Record<KernelFlavor, bigint>> = { simd: 65536n, portable: 32768n };
-/** The smallest chunk: below it the cost of a kernel call and its bookkeeping starts to show. */
+const CHUNK: Readonly<Record<MinerKernel, bigint>> = { simd: 65536n, portable: 32768n, js: 2048n };
+/** The smallest chunk: below it the cost of a kernel call and its bookkeeping starts to show (the JavaScript kernel's
+ * own chunk is smaller still and is kept). */
 const MIN_CHUNK = 1024n;
 
 /**
@@ -72,6 +88,7 @@ const MIN_CHUNK = 1024n;
  */
 function chunkFor(target: number, workers: number, max: bigint): bigint {
   const share = 3 ** Math.min(target, 40) / (16 * Math.max(1, workers));
+  if (max <= MIN_CHUNK) return max;
   let chunk = MIN_CHUNK;
   while (chunk < max && Number(chunk) * 2 <= share) chunk *= 2n;
   return chunk;
@@ -96,15 +113,21 @@ interface WorkerEvents {
 
 type Spawn = (events: WorkerEvents) => WorkerHandle;
 
+interface Platform {
+  spawn: Spawn;
+  parallelism: number;
+  /** The error for a worker that failed before it started: what to change so that workers can start here. */
+  startFailure(error: Error): ProtocolError;
+  /** Browsers: a worker that cannot start will not start on a retry either (each retry is one more CSP report). */
+  retryStart: boolean;
+}
+
 const isNode = typeof process === "object" && typeof process.versions?.node === "string";
 
-async function platform(): Promise<{ spawn: Spawn; parallelism: number }> {
+async function platform(workerUrl: string | URL | undefined): Promise<Platform> {
   if (isNode) {
-    // Specifiers in variables (and the ignore hints) keep browser bundlers from trying to resolve Node built-ins.
-    const threadsModule = "node:worker_threads";
-    const osModule = "node:os";
-    const { Worker } = (await import(/* webpackIgnore: true */ /* @vite-ignore */ threadsModule)) as typeof import("node:worker_threads");
-    const os = (await import(/* webpackIgnore: true */ /* @vite-ignore */ osModule)) as typeof import("node:os");
+    const { Worker } = await nodeBuiltin<typeof import("node:worker_threads")>("worker_threads");
+    const os = await nodeBuiltin<typeof import("node:os")>("os");
     const spawn: Spawn = (events) => {
       const worker = new Worker(WORKER_SOURCE, { eval: true });
       worker.on("message", (data: unknown) => events.message(data));
@@ -120,17 +143,34 @@ async function platform(): Promise<{ spawn: Spawn; parallelism: number }> {
         unref: () => worker.unref(),
       };
     };
-    return { spawn, parallelism: os.availableParallelism() };
+    const startFailure = (error: Error): ProtocolError => new ProtocolError("POW_WORKER_FAILED", `PoW workers fail to start: ${error.message}`, { cause: error });
+    return { spawn, parallelism: os.availableParallelism(), startFailure, retryStart: true };
   }
   if (typeof Worker !== "function") throw new ProtocolError("UNSUPPORTED", "this platform has no workers for the PoW miner");
-  const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "text/javascript" }));
+  const fromBlob = workerUrl === undefined;
+  const url = fromBlob ? URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "text/javascript" })) : String(workerUrl);
+  // Browsers say nothing about why a worker did not start (the error event has no message), and a blocked one
+  // looks the same as one whose script is missing, so the message names both things to check.
+  const startFailure = (error: Error): ProtocolError => {
+    const detail = error.message !== "" ? ` (${error.message})` : "";
+    const message = fromBlob
+      ? `PoW workers cannot start from a blob: URL${detail}. If the page has a Content-Security-Policy, add blob: to its worker-src directive (or to script-src when it has no worker-src), or serve chrysalis-core/pow/worker.js from an origin worker-src allows and pass its URL as the workerUrl option`
+      : `the PoW worker script ${url} did not start${detail}. Check that it is served (HTTP 200, a JavaScript MIME type) and that the page's Content-Security-Policy worker-src directive allows its origin`;
+    return new ProtocolError("POW_WORKER_FAILED", message, { cause: error });
+  };
   let next = 1;
   const spawn: Spawn = (events) => {
-    const worker = new Worker(url);
+    let worker: Worker;
+    try {
+      worker = new Worker(url);
+    } catch (error) {
+      // Some engines refuse a blocked worker at once (a SecurityError) instead of with an error event.
+      throw startFailure(error as Error);
+    }
     worker.onmessage = (event: MessageEvent) => events.message(event.data);
     worker.onerror = (event: ErrorEvent) => {
       event.preventDefault();
-      events.failure(new Error(event.message));
+      events.failure(new Error(event.message ?? ""));
     };
     return {
       threadId: next++,
@@ -143,7 +183,7 @@ async function platform(): Promise<{ spawn: Spawn; parallelism: number }> {
       unref: () => undefined,
     };
   };
-  return { spawn, parallelism: Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1) };
+  return { spawn, parallelism: Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1), startFailure, retryStart: false };
 }
 
 /** Rejection for an aborted job: a DOMException named AbortError, as fetch() and friends raise. */
@@ -188,13 +228,15 @@ interface Job {
 export class MinerPool implements Miner {
   private readonly requested: number | undefined;
   private readonly maxQueue: number;
-  private readonly flavor: KernelFlavor;
-  private readonly module: WebAssembly.Module;
+  private readonly workerUrl: string | URL | undefined;
+  private flavor: MinerKernel;
+  /** The compiled WASM kernel; undefined: the workers run the JavaScript one. */
+  private readonly module: WebAssembly.Module | undefined;
   private readonly chunk: bigint;
   private readonly pool: PoolWorker[] = [];
   private readonly queue: Job[] = [];
   private active: Job | undefined;
-  private spawn: Spawn | undefined;
+  private platform: Platform | undefined;
   private closed = false;
   private closing: Promise<void> | undefined;
   private nextId = 1;
@@ -208,10 +250,27 @@ export class MinerPool implements Miner {
     if (typeof options !== "object" || options === null) throw new ProtocolError("INVALID_ARGUMENT", "expected an options object", { path: "options" });
     if (options.workers !== undefined) assertInteger(options.workers, "workers", 1, MAX_WORKERS);
     if (options.maxQueue !== undefined) assertInteger(options.maxQueue, "maxQueue", 0, Number.MAX_SAFE_INTEGER);
+    if (options.flavor !== undefined && options.flavor !== "simd" && options.flavor !== "portable" && options.flavor !== "js") {
+      throw new ProtocolError("INVALID_ARGUMENT", "flavor is simd, portable or js", { path: "flavor" });
+    }
+    if (options.workerUrl !== undefined && typeof options.workerUrl !== "string" && !(options.workerUrl instanceof URL)) {
+      throw new ProtocolError("INVALID_ARGUMENT", "workerUrl must be a string or a URL", { path: "workerUrl" });
+    }
     this.requested = options.workers;
     this.maxQueue = options.maxQueue ?? Number.POSITIVE_INFINITY;
+    this.workerUrl = options.workerUrl;
     this.flavor = options.flavor ?? defaultFlavor();
-    this.module = module ?? kernelModule(this.flavor);
+    if (module !== undefined) this.module = module;
+    else if (this.flavor !== "js") {
+      try {
+        this.module = kernelModule(this.flavor);
+      } catch (error) {
+        // A flavour asked for by name must not silently become another; the default may.
+        if (options.flavor !== undefined) throw error;
+        this.flavor = "js";
+        warnFallback("pow", "WebAssembly is unavailable here, so proof of work runs in JavaScript, 10–50 times slower", error);
+      }
+    }
     this.chunk = CHUNK[this.flavor];
     this.ready = this.init().catch((error: unknown) => {
       this.initError = error;
@@ -219,14 +278,13 @@ export class MinerPool implements Miner {
   }
 
   private async init(): Promise<void> {
-    const { spawn, parallelism } = await platform();
-    this.spawn = spawn;
-    const count = this.requested ?? Math.min(parallelism, MAX_WORKERS);
+    this.platform = await platform(this.workerUrl);
+    const count = this.requested ?? Math.min(this.platform.parallelism, MAX_WORKERS);
     for (let i = 0; i < count && !this.closed; i++) this.addWorker();
   }
 
   private addWorker(): void {
-    const spawn = this.spawn!;
+    const spawn = this.platform!.spawn;
     const shared = typeof SharedArrayBuffer === "function" ? new SharedArrayBuffer(16) : undefined;
     let markExited!: () => void;
     const exited = new Promise<void>((resolve) => (markExited = resolve));
@@ -279,6 +337,7 @@ export class MinerPool implements Miner {
       queued: this.queue.length,
       hashes: this.totalHashes + (this.active ? this.jobHashes() : 0),
       threadIds: this.pool.map((w) => w.handle.threadId),
+      kernel: this.flavor,
     };
   }
 
@@ -396,6 +455,11 @@ export class MinerPool implements Miner {
     const job = this.active;
     if (message.type === "ready") {
       worker.started = true;
+      if ((message as { kernel?: string }).kernel === "js" && this.flavor !== "js") {
+        // The page compiled the kernel but the worker may not instantiate it (its script has a stricter policy).
+        this.flavor = "js";
+        warnFallback("pow", "the PoW workers may not run WebAssembly, so they mine in JavaScript, 10–50 times slower");
+      }
       return;
     }
     if (job === undefined || message.id !== job.id) return;
@@ -422,15 +486,19 @@ export class MinerPool implements Miner {
       worker.closing = true;
       void worker.handle.terminate().catch(() => undefined);
     }
+    // A worker that never started says how the platform refuses workers (a CSP, a missing script); that is fatal at
+    // once in browsers, and after a few tries in Node (a crash at start could be bad luck there).
+    const startFailure = worker.started ? undefined : this.platform!.startFailure(error);
+    const fatal = startFailure !== undefined && (!this.platform!.retryStart || ++this.startFailures >= MAX_START_FAILURES);
+    if (fatal) this.initError ??= startFailure;
     const job = this.active;
     if (job !== undefined && job.pending.delete(worker)) {
-      job.error ??= new ProtocolError("POW_WORKER_FAILED", `a PoW worker stopped: ${error.message}`, { cause: error });
+      job.error ??= startFailure ?? new ProtocolError("POW_WORKER_FAILED", `a PoW worker stopped: ${error.message || "no reason given"}`, { cause: error });
       this.stopWorkers(job);
       if (job.pending.size === 0) this.finish(job);
     }
-    if (!worker.started && ++this.startFailures >= MAX_START_FAILURES) {
+    if (fatal) {
       // Workers that cannot even start would be replaced forever: give up and fail what waits.
-      this.initError ??= new ProtocolError("POW_WORKER_FAILED", `PoW workers fail to start: ${error.message}`, { cause: error });
       if (this.active === undefined) this.pump();
       return;
     }
@@ -439,7 +507,7 @@ export class MinerPool implements Miner {
         this.addWorker();
       } catch (spawnError) {
         // Called from a worker event: never let it throw there. With no worker left, what waits fails.
-        if (this.pool.length === 0) this.initError ??= new ProtocolError("POW_WORKER_FAILED", "cannot start a PoW worker", { cause: spawnError });
+        if (this.pool.length === 0) this.initError ??= spawnError instanceof ProtocolError ? spawnError : new ProtocolError("POW_WORKER_FAILED", "cannot start a PoW worker", { cause: spawnError });
         if (this.active === undefined) this.pump();
       }
     }
@@ -490,26 +558,41 @@ export function createMiner(options: MinerOptions = {}): Miner {
   return new MinerPool(options);
 }
 
-// mineNonce's pools, one per worker count, created on first use. Idle workers are unref'd, so these never keep a
-// Node process alive; concurrent calls queue on one pool instead of each spawning its own threads.
-const sharedPools = new Map<number | undefined, MinerPool>();
+// mineNonce's pools, one per worker count (and worker URL), created on first use. Idle workers are unref'd, so these
+// never keep a Node process alive; concurrent calls queue on one pool instead of each spawning its own threads.
+const sharedPools = new Map<string, MinerPool>();
 
 /** Mines one message on a shared, lazily created pool of `workers` threads (default: all cores). */
-export async function mineNonce(messageBytes: Uint8Array, options: MineOptions & { workers?: number }): Promise<bigint> {
-  const workers = typeof options === "object" && options !== null ? options.workers : undefined;
-  let pool = sharedPools.get(workers);
+export async function mineNonce(messageBytes: Uint8Array, options: MineOptions & Pick<MinerOptions, "workers" | "workerUrl">): Promise<bigint> {
+  const { workers, workerUrl } = typeof options === "object" && options !== null ? options : ({} as MinerOptions);
+  const key = `${workers ?? ""} ${workerUrl === undefined ? "" : String(workerUrl)}`;
+  let pool = sharedPools.get(key);
   if (pool === undefined || pool.failed) {
-    pool = new MinerPool(workers !== undefined ? { workers } : {});
-    sharedPools.set(workers, pool);
+    const poolOptions: MinerOptions = {};
+    if (workers !== undefined) poolOptions.workers = workers;
+    if (workerUrl !== undefined) poolOptions.workerUrl = workerUrl;
+    pool = new MinerPool(poolOptions);
+    sharedPools.set(key, pool);
   }
   return pool.mine(messageBytes, options);
 }
 
 /** The first nonce ≥ startNonce meeting the target, on the calling thread (deterministic; for small targets). */
-export function mineNonceSync(messageBytes: Uint8Array, minScore: number, startNonce: bigint | number = 0n, flavor?: KernelFlavor): bigint | undefined {
+export function mineNonceSync(messageBytes: Uint8Array, minScore: number, startNonce: bigint | number = 0n, flavor?: MinerKernel): bigint | undefined {
   const target = targetZeros(messageBytes.length, minScore);
   if (target > MAX_TRAILING_ZEROS) throw new ProtocolError("VALUE_OUT_OF_RANGE", `minScore needs ${target} trailing zeros; a hash has ${MAX_TRAILING_ZEROS}`, { path: "minScore" });
-  const kernel = new Kernel(flavor ?? defaultFlavor());
-  return kernel.searchNonce(powDigest(messageBytes), target, startNonce, (1n << 64n) - toNonce(startNonce, "startNonce"));
+  const start = toNonce(startNonce, "startNonce");
+  const digest = powDigest(messageBytes);
+  if (flavor !== "js") {
+    try {
+      return new Kernel(flavor ?? defaultFlavor()).searchNonce(digest, target, start, (1n << 64n) - start);
+    } catch (error) {
+      if (flavor !== undefined || error instanceof ProtocolError) throw error;
+      warnFallback("pow", "WebAssembly is unavailable here, so proof of work runs in JavaScript, 10–50 times slower", error);
+    }
+  }
+  const kernel = createJsKernel();
+  kernel.setDigest(digest);
+  const nonce = kernel.search(target, start, (1n << 64n) - 1n);
+  return nonce < 0n ? undefined : nonce;
 }
-

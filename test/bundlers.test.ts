@@ -1,0 +1,90 @@
+// The built package in the bundlers users run: every entry point builds with esbuild (browser entries for the
+// browser, chrysalis-core/node and the CLI for Node) and with Vite without a warning; a minified browser bundle has no
+// Node built-in left in it for a later bundler to trip on; and three bundles stay inside their size budgets.
+import { readFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+import { fileURLToPath } from "node:url";
+import { build, type Message } from "esbuild";
+import { build as viteBuild, createLogger } from "vite";
+import { describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const BROWSER_ENTRIES = { "chrysalis-core": "dist/index.js", "chrysalis-core/pow": "dist/pow/index.js", "chrysalis-core/auth": "dist/auth/index.js", "chrysalis-core/client": "dist/client/index.js" };
+const NODE_ENTRIES = { "chrysalis-core/node": "dist/node/index.js", chrysalis: "dist/cli/main.js" };
+const text = (messages: Message[]): string[] => messages.map((m) => `${m.text} (${m.location?.file ?? "?"}:${m.location?.line ?? "?"})`);
+
+async function esbuild(entry: string, platform: "browser" | "node", minify: boolean): Promise<{ code: string; warnings: string[] }> {
+  const result = await build({ entryPoints: [`${root}${entry}`], bundle: true, minify, format: "esm", platform, target: "es2022", write: false, logLevel: "silent" });
+  return { code: result.outputFiles[0]!.text, warnings: text(result.warnings) };
+}
+
+describe("esbuild builds every entry point without warnings", () => {
+  for (const [name, entry] of Object.entries(BROWSER_ENTRIES)) {
+    it(`${name} for browsers, plain and minified; the minified bundle bundles again for browsers`, async () => {
+      expect((await esbuild(entry, "browser", false)).warnings).toEqual([]);
+      const minified = await esbuild(entry, "browser", true);
+      expect(minified.warnings).toEqual([]);
+      // A Node built-in folded into a literal import("node:…") would fail here: esbuild cannot resolve it for browsers.
+      const again = await build({ stdin: { contents: minified.code, loader: "js", resolveDir: root }, bundle: true, format: "esm", platform: "browser", write: false, logLevel: "silent" });
+      expect(text(again.warnings)).toEqual([]);
+    });
+  }
+  for (const [name, entry] of Object.entries(NODE_ENTRIES)) {
+    it(`${name} for Node`, async () => {
+      expect((await esbuild(entry, "node", true)).warnings).toEqual([]);
+    });
+  }
+});
+
+describe("Vite (Rollup's interface) builds every browser entry point without warnings", () => {
+  it("one library build of chrysalis-core, /pow, /auth and /client", async () => {
+    const warnings: string[] = [];
+    const logger = createLogger("warn", { allowClearScreen: false });
+    logger.warn = (message) => void warnings.push(message);
+    logger.warnOnce = (message) => void warnings.push(message);
+    const output = await viteBuild({
+      configFile: false,
+      root,
+      logLevel: "warn",
+      customLogger: logger,
+      build: {
+        write: false,
+        minify: true,
+        target: "es2022",
+        lib: { entry: Object.fromEntries(Object.entries(BROWSER_ENTRIES).map(([name, entry]) => [name.replace(/\W/g, "_"), `${root}${entry}`])), formats: ["es"] },
+        rollupOptions: { onwarn: (warning) => void warnings.push(warning.message) },
+      },
+    });
+    expect(warnings).toEqual([]);
+    const chunks = (Array.isArray(output) ? output : [output]).flatMap((o) => ("output" in o ? o.output : []));
+    const entries = chunks.filter((c) => c.type === "chunk" && c.isEntry);
+    expect(entries.map((c) => c.name).sort()).toEqual(["chrysalis_core", "chrysalis_core_auth", "chrysalis_core_client", "chrysalis_core_pow"]);
+  }, 120_000);
+});
+
+interface Budgets {
+  allowedGrowth: number;
+  bundles: Record<string, { entry: string; imports: string[]; baseline: number }>;
+}
+
+describe("bundle-size budgets (test/bundle-budgets.json): a bundle may grow 10 % past its baseline, not more", () => {
+  const budgets = JSON.parse(readFileSync(`${root}test/bundle-budgets.json`, "utf8")) as Budgets;
+  for (const [name, budget] of Object.entries(budgets.bundles)) {
+    it(name, async () => {
+      const result = await build({
+        stdin: { contents: `export { ${budget.imports.join(", ")} } from ${JSON.stringify(`${root}${budget.entry}`)};`, loader: "js", resolveDir: root },
+        bundle: true,
+        minify: true,
+        format: "esm",
+        platform: "browser",
+        target: "es2022",
+        write: false,
+        logLevel: "silent",
+      });
+      const bytes = result.outputFiles[0]!.contents.length;
+      const limit = Math.floor(budget.baseline * (1 + budgets.allowedGrowth));
+      console.log(`${name}: ${bytes} B minified (${gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length} B gzip); baseline ${budget.baseline}, limit ${limit}`);
+      expect(bytes).toBeLessThanOrEqual(limit);
+    });
+  }
+});
