@@ -41,7 +41,7 @@ if (data.kind === "ceiling") {
     registry,
     limits: { rates: false },
     // What an operator runs: the access log on (here into /dev/null, asynchronously as pino writes files) and metrics.
-    log: { level: "info", pretty: false, destination: pino.destination({ dest: "/dev/null", sync: false }) },
+    log: { level: "info", pretty: false, destination: pino.destination({ dest: "/dev/null", sync: false, minLength: 4096 }) },
     metrics: true,
   });
   parentPort!.postMessage({ port: setup.server.port });

@@ -161,15 +161,24 @@ SIGTERM stop gracefully (exit 0); SIGHUP reads --identities again (JWTs of ident
     // Scripts wait for this line; it is printed in every log format and level (in JSON as the record's msg, followed by
     // a space so that a pattern like /listening on (http:\/\/[^ ]+)/ reads the address alone).
     const listening = `chrysalis node listening on ${setup.server.url} (network ${info.networkId}, min PoW score ${info.minPoWScore}${setup.jwt ? ", JWT required to submit" : ""})`;
-    if (logger?.isLevelEnabled("info") === true) logger.info({ url: setup.server.url, network: info.networkId, minPoWScore: info.minPoWScore }, listening);
-    else write(listening);
+    if (logger?.isLevelEnabled("info") === true) {
+      logger.info({ url: setup.server.url, network: info.networkId, minPoWScore: info.minPoWScore }, listening);
+      logger.flush();
+    } else write(listening);
+    // What the operator did (signals) is written out at once, not with the next block of access lines.
     const say = (message: string, fields: Record<string, unknown> = {}): void => {
-      if (logger?.isLevelEnabled("info") === true) logger.info(fields, message);
+      if (logger?.isLevelEnabled("info") === true) {
+        logger.info(fields, message);
+        logger.flush();
+      }
     };
     const reload = (): void => {
       setup.reloadIdentities().then(
         (count) => say("identities reloaded", { identities: count, file: values.identities }),
-        (error: unknown) => logger?.error({ err: (error as Error).message }, "identities not reloaded; the registry is unchanged"),
+        (error: unknown) => {
+          logger?.error({ err: (error as Error).message }, "identities not reloaded; the registry is unchanged");
+          logger?.flush();
+        },
       );
     };
     await new Promise<void>((resolve) => {

@@ -12,6 +12,8 @@ import { Server as NetServer, type AddressInfo, type Socket } from "node:net";
 import { Readable } from "node:stream";
 import { createEdge, type Edge } from "./edge/index.js";
 import type { Handler, RequestContext } from "./http/index.js";
+import { Answer, routerAnswers, type Reply } from "./http/router.js";
+import { NodeRequest } from "./node-request.js";
 
 export interface ServeOptions {
   /** Default 127.0.0.1. */
@@ -78,7 +80,18 @@ function toRequest(req: IncomingMessage, signal: AbortSignal, origin: string): R
   return new Request(new URL(req.url ?? "/", origin), init);
 }
 
-async function writeResponse(response: Response, res: ServerResponse, close: boolean): Promise<void> {
+async function writeResponse(response: Reply, res: ServerResponse, close: boolean): Promise<void> {
+  if (response instanceof Answer) {
+    // Built by the router with its bytes at hand: head and body leave together, no Response or stream in between.
+    const headers: Record<string, string> = { ...response.headers };
+    if (close) headers.connection = "close";
+    const body = response.body;
+    if (body !== null) headers["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.length);
+    res.writeHead(response.status, headers);
+    if (body === null) res.end();
+    else res.end(body);
+    return;
+  }
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, key) => {
     headers[key] = value;
@@ -124,6 +137,11 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
   const host = options.host ?? "127.0.0.1";
   const edge = options.edge ?? createEdge();
   const limits = edge.limits;
+  // The node's own router reads requests lazily (NodeRequest) and answers without building Responses; any other handler
+  // gets a full undici Request and answers with a Response.
+  const router = routerAnswers(handler);
+  const lightRequests = router !== undefined;
+  const run: (request: Request, context: RequestContext) => Promise<Reply> = router ?? handler;
   let inFlight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
@@ -190,19 +208,29 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
         return;
       }
 
-      const controller = new AbortController();
       // The client went away before the answer was complete: abort the Request's signal (this cancels a PoW job).
-      res.on("close", () => {
-        if (!res.writableFinished) controller.abort(new DOMException("the client closed the connection", "AbortError"));
-      });
+      const gone = (): DOMException => new DOMException("the client closed the connection", "AbortError");
       let request: Request;
       try {
-        request = toRequest(req, controller.signal, `http://${req.headers.host ?? host}`);
+        const origin = `http://${req.headers.host ?? host}`;
+        if (lightRequests) {
+          const light = new NodeRequest(req, origin);
+          res.on("close", () => {
+            if (!res.writableFinished) light.abort(gone());
+          });
+          request = light;
+        } else {
+          const controller = new AbortController();
+          res.on("close", () => {
+            if (!res.writableFinished) controller.abort(gone());
+          });
+          request = toRequest(req, controller.signal, origin);
+        }
       } catch {
         answerJson(res, 400, errorBody(400, "MALFORMED_REQUEST", "malformed request"), {});
         return;
       }
-      handler(request, context)
+      run(request, context)
         .then((response) => (res.destroyed ? undefined : writeResponse(response, res, draining)))
         .catch(() => {
           // The router answers every error itself; a rejection here is a bug in a handler given to serve().

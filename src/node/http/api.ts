@@ -6,7 +6,7 @@ import { messageToJson } from "../../model/json.js";
 import type { JwtClaims } from "../../auth/index.js";
 import { NodeError } from "../errors.js";
 import type { ChrysalisNode } from "../pipeline.js";
-import { idParam, json, mediaType, readBody, readJson, type Route, type RouteCall } from "./router.js";
+import { bytesResponse, idParam, json, mediaType, readBody, readJson, type Reply, type Route, type RouteCall } from "./router.js";
 
 export interface ApiRouteOptions {
   /** Verifies the caller of POST /api/v1/messages; undefined when submission is open. */
@@ -19,7 +19,7 @@ export interface ApiRouteOptions {
 export const MAX_RESULTS = 1000;
 
 export function apiRoutes(node: ChrysalisNode, options: ApiRouteOptions): Route[] {
-  async function submit({ request, context }: RouteCall): Promise<Response> {
+  async function submit({ request, context }: RouteCall): Promise<Reply> {
     const claims = await options.authorize?.(request);
     // The PoW queue serves requesters round-robin: an authenticated identity, else the client's address.
     const requester = claims !== undefined ? `identity:${claims.sub}` : `address:${context.clientKey ?? context.clientAddress ?? "unknown"}`;
@@ -78,7 +78,7 @@ export function apiRoutes(node: ChrysalisNode, options: ApiRouteOptions): Route[
       methods: {
         GET: async ({ params: [id] }) => {
           const entry = await stored(id!);
-          return new Response(entry.bytes as Uint8Array<ArrayBuffer>, { status: 200, headers: { "content-type": "application/octet-stream" } });
+          return bytesResponse(200, entry.bytes);
         },
       },
     },
