@@ -136,6 +136,19 @@ describe("revocation: SIGHUP re-reads the identities; removed identities' JWTs a
     }
   });
 
+  it("chrysalis auth revoke needs the store the node uses, and names what to give", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const { bin } = await import("./adversarial-helpers.js");
+    const env = { ...process.env };
+    delete env.CHRYSALIS_DATABASE_URL;
+    const bare = spawnSync(process.execPath, [bin, "auth", "revoke", "some-jti"], { encoding: "utf8", timeout: 20_000, env });
+    expect(bare.status).toBe(2);
+    expect(bare.stderr).toMatch(/--data-dir <dir> or --database/);
+    const extra = spawnSync(process.execPath, [bin, "auth", "revoke"], { encoding: "utf8", timeout: 20_000, env });
+    expect(extra.status).toBe(2);
+    expect(extra.stderr).toMatch(/exactly one JWT or jti/);
+  });
+
   it("--identities without a JWT key is a start-up error naming what is missing", async () => {
     const dir = tempDir();
     writeFileSync(join(dir, "ids.json"), "{}");

@@ -26,6 +26,7 @@ import {
   type EdgeLimitsInput,
   type LogOptions,
   type NodeOptions,
+  type NodeStore,
   type RunningServer,
 } from "../node/index.js";
 import { UsageError } from "./io.js";
@@ -65,6 +66,24 @@ export interface SetupOptions extends NodeOptions {
   log?: LogOptions | false;
   /** GET /metrics (default off); a token restricts it to `Authorization: Bearer <token>`. */
   metrics?: boolean | { token?: string };
+}
+
+/** Where a node's store lives, as serve is told (--data-dir, --database). */
+export interface StoreLocation {
+  dataDir?: string | undefined;
+  database?: string | undefined;
+}
+
+/**
+ * Opens the store a running node shares (for `chrysalis auth revoke`). Only a store on disk or in a database can be
+ * reached from another process; this build's one engine is the in-memory store of one process, so until the storage
+ * engines (--data-dir, --database) are part of it, this refuses with what to do instead.
+ */
+export async function openSharedStore(location: StoreLocation): Promise<NodeStore> {
+  if (location.dataDir === undefined && location.database === undefined) {
+    throw new UsageError("give the store the node uses: --data-dir <dir> or --database <postgres://…> (or CHRYSALIS_DATABASE_URL)");
+  }
+  throw new UsageError("this build has no engine for --data-dir or --database yet; revoke through the library instead (the jwt of startNode, or revokeJwt on the node's store)");
 }
 
 // Redeemed nonces and revocations past their expiry are dropped this often.
