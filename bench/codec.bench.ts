@@ -4,7 +4,8 @@ import { deserializeMessage, serializeMessage } from "@iota/iota.js";
 import { ReadStream, WriteStream } from "@iota/util.js";
 import { decodeMessage, encodeMessage } from "../src/model/codec.js";
 import type { Message } from "../src/model/types.js";
-import { compare, type Row } from "./harness.js";
+import { loadBaseline } from "./baseline.js";
+import { compare, compareEach, type Row } from "./harness.js";
 import { toIotaMessage } from "./iota-shape.js";
 
 const fill = (length: number, byte: number): Uint8Array => new Uint8Array(length).fill(byte);
@@ -55,6 +56,7 @@ function iotaSerialize(message: Record<string, unknown>): Uint8Array {
 }
 
 export default async function codec(): Promise<Row[]> {
+  const baseline = await loadBaseline();
   const rows: Row[] = [];
   for (const [name, build] of [["2-in/2-out tx + indexation", transactionMessage], ["small indexation", indexationMessage]] as const) {
     const model = build();
@@ -64,9 +66,18 @@ export default async function codec(): Promise<Row[]> {
     if (Buffer.compare(Buffer.from(bytes), Buffer.from(iotaSerialize(theirs))) !== 0) throw new Error(`iota.js encodes ${name} differently`);
     const decoded = deserializeMessage(new ReadStream(bytes));
     if (Buffer.compare(Buffer.from(iotaSerialize(decoded)), Buffer.from(bytes)) !== 0) throw new Error(`iota.js decodes ${name} differently`);
+    if (baseline === undefined) {
+      rows.push(
+        await compare("codec", `encodeMessage ${name}`, () => encodeMessage(model), { "iota.js serializeMessage": () => iotaSerialize(theirs) }, { target: 10 }),
+        await compare("codec", `decodeMessage ${name}`, () => decodeMessage(bytes), { "iota.js deserializeMessage": () => deserializeMessage(new ReadStream(bytes)) }, { target: 5 }),
+      );
+      continue;
+    }
+    // With a previous build (bench/baseline.ts): it runs in the same tinybench run as ours and iota.js.
+    if (Buffer.compare(Buffer.from(baseline.encodeMessage(model)), Buffer.from(bytes)) !== 0) throw new Error(`the previous build encodes ${name} differently`);
     rows.push(
-      await compare("codec", `encodeMessage ${name}`, () => encodeMessage(model), { "iota.js serializeMessage": () => iotaSerialize(theirs) }, { target: 10 }),
-      await compare("codec", `decodeMessage ${name}`, () => decodeMessage(bytes), { "iota.js deserializeMessage": () => deserializeMessage(new ReadStream(bytes)) }, { target: 5 }),
+      ...(await compareEach("codec", `encodeMessage ${name}`, () => encodeMessage(model), { "iota.js serializeMessage": () => iotaSerialize(theirs), "previous build": () => baseline.encodeMessage(model) }, { "iota.js serializeMessage": 10 })),
+      ...(await compareEach("codec", `decodeMessage ${name}`, () => decodeMessage(bytes), { "iota.js deserializeMessage": () => deserializeMessage(new ReadStream(bytes)), "previous build": () => baseline.decodeMessage(bytes) }, { "iota.js deserializeMessage": 5 })),
     );
   }
   return rows;

@@ -57,6 +57,19 @@ export async function compare(suite: string, name: string, ours: () => unknown, 
   return { suite, case: name, ours: oursValue, theirs: bestValue, theirName: best, ratio: oursValue / bestValue, target: options.target, unit: options.unit ?? "ops/s" };
 }
 
+/**
+ * Measures `ours` and every competitor in one run and gives one row per competitor (all from the same medians), so
+ * that a row against iota.js and a row against the previous build of this library can be read side by side.
+ */
+export async function compareEach(suite: string, name: string, ours: () => unknown, theirs: Record<string, () => unknown>, targets: Record<string, number | undefined> = {}): Promise<Row[]> {
+  const results = await medians({ ours, ...theirs });
+  const oursValue = results.ours!;
+  return Object.keys(theirs).map((key) => {
+    const value = results[key]!;
+    return { suite, case: name, ours: oursValue, theirs: value, theirName: key, ratio: oursValue / value, target: targets[key], unit: "ops/s" };
+  });
+}
+
 function fmt(value: number | undefined, digits = 0): string {
   if (value === undefined) return "";
   if (value >= 1e6) return `${(value / 1e6).toFixed(2)} M`;

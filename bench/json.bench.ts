@@ -11,14 +11,19 @@ import { messageId } from "../src/model/ids.js";
 import { messageFromJson, messageToJson } from "../src/model/json.js";
 import { buildTransactionPayload } from "../src/model/transaction.js";
 import type { Message } from "../src/model/types.js";
+import { type Baseline, loadBaseline } from "./baseline.js";
 import { medianRound } from "./repeat.js";
-import { compare, type Row } from "./harness.js";
+import { compare, compareEach, type Row } from "./harness.js";
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 const sortedParents = (n: number): Uint8Array[] => Array.from({ length: n }, (_, i) => blake2b256(text(`parent ${i}`))).sort((a, b) => Buffer.compare(a, b));
 
 function ours(json: string): string {
   return messageId(encodeMessage(messageFromJson(JSON.parse(json))));
+}
+
+function previous(baseline: Baseline, json: string): string {
+  return baseline.messageId(baseline.encodeMessage(baseline.messageFromJson(JSON.parse(json))));
 }
 
 function theirs(json: string): string {
@@ -43,11 +48,21 @@ export default async function json(): Promise<Row[]> {
   };
   const indexation: Message = { networkId: 14379272398717627559n, parents: sortedParents(2), payload: { type: 2, index: text("IOTA"), data: text("hello world") }, nonce: 28110n };
 
+  const baseline = await loadBaseline();
   const rows: Row[] = [];
   for (const [name, message] of [["2-input/2-output transaction, 2 parents, indexation", transaction], ["small indexation message", indexation]] as const) {
     const jsonText = JSON.stringify(messageToJson(message));
     if (ours(jsonText) !== theirs(jsonText)) throw new Error(`message ids differ for ${name}`);
-    rows.push(await medianRound(3, () => compare("json", `JSON text → message id: ${name}`, () => ours(jsonText), { "iota.js": () => theirs(jsonText) }, { target: 4 })));
+    if (baseline === undefined) {
+      rows.push(await medianRound(3, () => compare("json", `JSON text → message id: ${name}`, () => ours(jsonText), { "iota.js": () => theirs(jsonText) }, { target: 4 })));
+      continue;
+    }
+    // With a previous build: ours, iota.js and the previous build in each round; the round of median ratio to iota.js.
+    if (previous(baseline, jsonText) !== ours(jsonText)) throw new Error(`the previous build gives another message id for ${name}`);
+    const rounds: Row[][] = [];
+    for (let i = 0; i < 3; i++) rounds.push(await compareEach("json", `JSON text → message id: ${name}`, () => ours(jsonText), { "iota.js": () => theirs(jsonText), "previous build": () => previous(baseline, jsonText) }, { "iota.js": 4.5 }));
+    rounds.sort((a, b) => a[0]!.ratio! - b[0]!.ratio!);
+    rows.push(...rounds[1]!.map((r) => ({ ...r, case: `${r.case} (median of 3 rounds)` })));
   }
   return rows;
 }

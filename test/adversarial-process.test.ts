@@ -28,7 +28,7 @@ async function login(url: string, id: string, secretKey: string, from = "127.0.0
 
 describe("graceful shutdown: SIGTERM answers every request, resets none, and exits 0", () => {
   it("32 submissions waiting for PoW from 8 addresses all get 503 with Retry-After after the grace; idle sockets close cleanly", async () => {
-    const server = await startServe(["--min-pow-score", "1000000000", "--workers", "1", "--shutdown-grace", "1s", "--log-level", "warn"]);
+    const server = await startServe(["--min-pow-score", "1000000000", "--workers", "1", "--shutdown-grace", "1s", "--log-level", "warn", "--no-coordinator", "--no-mqtt"]);
     try {
       const idle = await rawConnection(server.port, "127.0.0.20");
       idle.socket.write("GET /api/v1/info HTTP/1.1\r\nhost: x\r\n\r\n");
@@ -67,7 +67,7 @@ describe("graceful shutdown: SIGTERM answers every request, resets none, and exi
   });
 
   it("requests that finish within the grace get their real answer", async () => {
-    const server = await startServe(["--min-pow-score", "2000", "--workers", "1", "--shutdown-grace", "10s", "--log-level", "warn"]);
+    const server = await startServe(["--min-pow-score", "2000", "--workers", "1", "--shutdown-grace", "10s", "--log-level", "warn", "--no-coordinator", "--no-mqtt"]);
     try {
       const pending = Array.from({ length: 8 }, (_, i) => postJson(`${server.url}/api/v1/messages`, indexationJson(`finish ${i}`), { from: `127.0.0.${2 + (i % 2)}` }).then((r) => r.status, (e: NodeJS.ErrnoException) => e.code ?? e.message));
       await until(async () => /^chrysalis_pow_queue_depth [1-8]$/m.test((await call(`${server.url}/metrics`)).text), 10_000);
@@ -169,7 +169,7 @@ describe("an operator can see it: a JSON access log without secrets, and Prometh
     writeFileSync(join(dir, "secret"), SECRET);
     writeFileSync(join(dir, "metrics-token"), "metrics-token-0123456789");
     writeFileSync(join(dir, "ids.json"), JSON.stringify({ [alice.id]: Buffer.from(alice.publicKey).toString("hex") }));
-    const server = await startServe(["--min-pow-score", "1", "--workers", "1", "--jwt-secret-file", join(dir, "secret"), "--identities", join(dir, "ids.json"), "--metrics-token-file", join(dir, "metrics-token"), "--rate", "nonce=1/3"]);
+    const server = await startServe(["--min-pow-score", "1", "--workers", "1", "--jwt-secret-file", join(dir, "secret"), "--identities", join(dir, "ids.json"), "--metrics-token-file", join(dir, "metrics-token"), "--rate", "nonce=1/3", "--no-coordinator"]);
     try {
       const got = await call(`${server.url}${PROVE}${encodeURIComponent(alice.id)}?api-key=SECRET-API-KEY-123`);
       const signedNonce = signNonce(got.json.nonce, alice.secretKey);

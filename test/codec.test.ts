@@ -19,9 +19,9 @@ import {
   encodeReceiptPayload,
   encodeTransactionEssence,
   encodeTransactionPayload,
-  selectCodecEngine,
   validateMessage,
 } from "../src/model/codec.js";
+import { selectCodecEngine } from "../src/model/interpreter.js";
 import type { Message } from "../src/model/types.js";
 import {
   arbEssence,

@@ -78,7 +78,8 @@ describe("the whole flow: prove ownership, submit without networkId/parents/nonc
     const message = await client.getMessage(id);
     expect(messageId(encodeMessage(message))).toBe(id);
     const info = await client.getInfo();
-    expect(info).toMatchObject({ networkId: "chrysalis-test", bech32HRP: "atoi", minPoWScore: 100, isHealthy: true });
+    // No coordinator runs here, so there is no milestone: unhealthy by Hornet's rule.
+    expect(info).toMatchObject({ networkId: "chrysalis-test", bech32HRP: "atoi", minPoWScore: 100, isHealthy: false, latestMilestoneIndex: 0 });
   });
 
   it("raw bytes (application/octet-stream) mined by the submitter are accepted as they are, in one piece or streamed a byte a chunk", async () => {
@@ -222,8 +223,8 @@ describe("error answers: status and {error:{code,message}} body", () => {
     expectError(streamed, 413, "BODY_TOO_LARGE");
   });
 
-  it("415 for a body that is neither JSON nor octet-stream", async () => {
-    expectError(await call(`${run.url}${MESSAGES}`, { method: "POST", headers: { "content-type": "text/plain", ...authHeaders(jwt) }, body: "hello" }), 415, "UNSUPPORTED_MEDIA_TYPE");
+  it("a body of any other content type is read as the raw message, as Hornet reads it (so text is a 400, not a 415)", async () => {
+    expectError(await call(`${run.url}${MESSAGES}`, { method: "POST", headers: { "content-type": "text/plain", ...authHeaders(jwt) }, body: "hello" }), 400, "LENGTH_OUT_OF_RANGE");
   });
 
   it("404 for a nonce or a proof of an identity the registry does not know, and no-store on both", async () => {
@@ -245,8 +246,8 @@ describe("error answers: status and {error:{code,message}} body", () => {
   });
 });
 
-describe("503 when the node cannot fill a field or is busy", () => {
-  it("no tips: 503 naming parentMessageIds; PoW disabled: 503 naming nonce; nothing stored", async () => {
+describe("503 when the node cannot fill a field or is busy; 400 when its PoW is disabled (Hornet)", () => {
+  it("no tips: 503 naming parentMessageIds; PoW disabled: 400 naming parentMessageIds; nothing stored", async () => {
     const run = await startNode({ store: new MemoryStore({ entryPoints: [] }) });
     try {
       const res = await postJson(`${run.url}${MESSAGES}`, indexationJson("x"));
@@ -258,8 +259,8 @@ describe("503 when the node cannot fill a field or is busy", () => {
     const noPow = await startNode({ pow: false });
     try {
       const res = await postJson(`${noPow.url}${MESSAGES}`, indexationJson("x"));
-      expect(res.status).toBe(503);
-      expect(res.json.error).toMatchObject({ code: "503", reason: "CANNOT_FILL", path: "nonce" });
+      expect(res.status).toBe(400);
+      expect(res.json.error).toMatchObject({ code: "400", reason: "POW_DISABLED", path: "parentMessageIds" });
       expect((noPow.node.store as MemoryStore).size).toBe(0);
     } finally {
       await noPow.close();

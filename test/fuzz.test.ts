@@ -16,10 +16,11 @@ import {
   encodePayload,
   encodeTransactionEssence,
   encodeTransactionPayload,
-  selectCodecEngine,
 } from "../src/model/codec.js";
+import { selectCodecEngine } from "../src/model/interpreter.js";
 import type { Message } from "../src/model/types.js";
 import { arbMessage } from "./arbitraries.js";
+import { arbMutation, mutate } from "./mutations.js";
 
 /** Decodes; a success must re-encode byte-exact, a failure must be a ProtocolError with a code and a byte offset. */
 function decodesCanonicallyOrRejects(bytes: Uint8Array): "accepted" | "rejected" {
@@ -37,62 +38,6 @@ function decodesCanonicallyOrRejects(bytes: Uint8Array): "accepted" | "rejected"
   }
   expect(Buffer.from(encodeMessage(message)).equals(Buffer.from(bytes))).toBe(true);
   return "accepted";
-}
-
-type Mutation =
-  | { kind: "flip"; at: number; bit: number }
-  | { kind: "set"; at: number; value: number }
-  | { kind: "truncate"; at: number }
-  | { kind: "insert"; at: number; bytes: Uint8Array }
-  | { kind: "delete"; at: number; count: number }
-  | { kind: "length"; at: number; width: 1 | 2 | 4; value: number };
-
-const arbMutation: fc.Arbitrary<Mutation> = fc.oneof(
-  fc.record({ kind: fc.constant("flip" as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }),
-  fc.record({ kind: fc.constant("set" as const), at: fc.nat(), value: fc.integer({ min: 0, max: 255 }) }),
-  fc.record({ kind: fc.constant("truncate" as const), at: fc.nat() }),
-  fc.record({ kind: fc.constant("insert" as const), at: fc.nat(), bytes: fc.uint8Array({ minLength: 1, maxLength: 40 }) }),
-  fc.record({ kind: fc.constant("delete" as const), at: fc.nat(), count: fc.integer({ min: 1, max: 40 }) }),
-  // Length and count fields: overwrite 1, 2 or 4 bytes with extreme or nearby values.
-  fc.record({
-    kind: fc.constant("length" as const),
-    at: fc.nat(),
-    width: fc.constantFrom(1 as const, 2 as const, 4 as const),
-    value: fc.oneof(fc.constantFrom(0, 1, 0x7f, 0x80, 0xff, 0xffff, 0x7fff_ffff, 0xffff_ffff), fc.integer({ min: 0, max: 300 })),
-  }),
-);
-
-function mutate(bytes: Uint8Array, mutations: Mutation[]): Uint8Array {
-  let b = Uint8Array.from(bytes);
-  for (const m of mutations) {
-    const at = b.length === 0 ? 0 : m.at % b.length;
-    switch (m.kind) {
-      case "flip":
-        if (b.length > 0) b[at]! ^= 1 << m.bit;
-        break;
-      case "set":
-        if (b.length > 0) b[at] = m.value;
-        break;
-      case "truncate":
-        b = b.subarray(0, at);
-        break;
-      case "insert":
-        b = Uint8Array.from([...b.subarray(0, at), ...m.bytes, ...b.subarray(at)]);
-        break;
-      case "delete":
-        b = Uint8Array.from([...b.subarray(0, at), ...b.subarray(at + m.count)]);
-        break;
-      case "length": {
-        if (at + m.width > b.length) break;
-        const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
-        if (m.width === 1) view.setUint8(at, m.value & 0xff);
-        else if (m.width === 2) view.setUint16(at, m.value & 0xffff, true);
-        else view.setUint32(at, m.value >>> 0, true);
-        break;
-      }
-    }
-  }
-  return b;
 }
 
 describe("mutated valid encodings decode canonically or raise ProtocolError", () => {
@@ -210,64 +155,6 @@ describe("encoders given arbitrary values raise ProtocolError or produce bytes t
       }),
       { numRuns: 1000 },
     );
-  });
-});
-
-/** The outcome of one decode, comparable across engines. */
-function outcome(bytes: Uint8Array): unknown {
-  try {
-    return { message: decodeMessage(bytes) };
-  } catch (error) {
-    const e = error as ProtocolError;
-    return { code: e.code, path: e.path, offset: e.offset, message: e.message };
-  }
-}
-
-describe("the generated and the interpreted engine give the same answer", () => {
-  it("on mutated valid encodings: the same message, or the same code, path, offset and message", () => {
-    try {
-      fc.assert(
-        fc.property(arbMessage(), fc.array(arbMutation, { minLength: 1, maxLength: 3 }), (m, mutations) => {
-          const bytes = mutate(encodeMessage(m), mutations);
-          selectCodecEngine("interpreted");
-          const interpreted = outcome(bytes);
-          selectCodecEngine("generated");
-          expect(outcome(bytes)).toEqual(interpreted);
-        }),
-        { numRuns: 1500 },
-      );
-    } finally {
-      selectCodecEngine();
-    }
-  });
-});
-
-describe("the two engines encode alike", () => {
-  it("arbitrary values and valid messages with one field replaced: the same bytes, or the same code, path and message", () => {
-    const encodeOutcome = (value: unknown): unknown => {
-      try {
-        return { bytes: Buffer.from(encodeMessage(value as Message)).toString("hex") };
-      } catch (error) {
-        const e = error as ProtocolError;
-        return { code: e.code, path: e.path, offset: e.offset, message: e.message };
-      }
-    };
-    try {
-      fc.assert(
-        fc.property(arbMessage(), fc.anything({ withBigInt: true, withTypedArray: true }), fc.constantFrom("networkId", "parents", "payload", "nonce"), (m, value, key) => {
-          const candidates: unknown[] = [m, value, { ...m, [key]: value }];
-          for (const candidate of candidates) {
-            selectCodecEngine("interpreted");
-            const interpreted = encodeOutcome(candidate);
-            selectCodecEngine("generated");
-            expect(encodeOutcome(candidate)).toEqual(interpreted);
-          }
-        }),
-        { numRuns: 500 },
-      );
-    } finally {
-      selectCodecEngine();
-    }
   });
 });
 

@@ -138,26 +138,31 @@ describe("the node's own rules", () => {
     await rejects(node.submitMessage({ networkId: networkId("other").toString(), payload: null }), "WRONG_NETWORK_ID", "networkId");
   });
 
-  it("a nonce below the minimum score is refused (400) and a missing nonce with PoW disabled is 503 naming nonce", async () => {
+  it("a nonce below the minimum score is refused (400); with PoW disabled, parents or a nonce left to the node are 400 as Hornet", async () => {
     const weak = await rejects(node.submitMessage({ networkId: networkId(NETWORK).toString(), parentMessageIds: [ZERO_MESSAGE_ID], payload: null, nonce: "1" }), "INSUFFICIENT_POW", "nonce");
     expect((weak as NodeError).status).toBe(400);
-    const missing = await rejects(node.submitMessage({ payload: null }), "CANNOT_FILL", "nonce");
-    expect((missing as NodeError).status).toBe(503);
+    const noParents = await rejects(node.submitMessage({ payload: null }), "POW_DISABLED", "parentMessageIds");
+    expect((noParents as NodeError).status).toBe(400);
+    const noNonce = await rejects(node.submitMessage({ parentMessageIds: [ZERO_MESSAGE_ID], payload: null }), "POW_DISABLED", "nonce");
+    expect((noNonce as NodeError).status).toBe(400);
   });
 
   it("syntactic rules run with JSON paths (unsorted parents)", async () => {
-    await rejects(node.submitMessage({ networkId: networkId(NETWORK).toString(), parentMessageIds: [toHex(id32(2)), toHex(id32(1))], payload: null, nonce: "1" }), "NOT_SORTED");
+    await rejects(node.submitMessage({ networkId: networkId(NETWORK).toString(), parentMessageIds: [toHex(id32(2)), toHex(id32(1))], payload: null, nonce: "1" }), "NOT_SORTED", "parentMessageIds[1]");
   });
 
-  it("raw bytes that do not decode are refused with an offset", async () => {
-    const error = await rejects(node.submitMessage(new Uint8Array(10)), "LENGTH_OUT_OF_RANGE");
-    expect(error).toBeInstanceOf(ProtocolError);
+  it("raw bytes that do not decode are refused with the offset of what is wrong", async () => {
+    const short = await rejects(node.submitMessage(new Uint8Array(10)), "LENGTH_OUT_OF_RANGE", "");
+    expect(short.offset).toBe(0);
+    // networkId (8 bytes), a parent count of 0 (left for the node to fill, as Hornet reads raw bodies), no payload (4)
+    // and the nonce (8): the 39 bytes after byte 21 are trailing.
+    const trailing = await rejects(node.submitMessage(new Uint8Array(60)), "TRAILING_BYTES");
+    expect(trailing.offset).toBe(21);
   });
 
-  it("nothing was stored by any of these", async () => {
+  it("nothing was stored by any of these, and each was counted as rejected", async () => {
     expect((node.store as MemoryStore).size).toBe(0);
-    expect(node.stats()).toMatchObject({ accepted: 0 });
-    expect(node.stats().rejected).toBeGreaterThanOrEqual(5);
+    expect(node.stats()).toMatchObject({ accepted: 0, rejected: 8 });
   });
 });
 

@@ -112,7 +112,7 @@ const message: Message = decodeMessage(new Uint8Array(60));
 const id: string = messageId(message);
 const client = createClient("http://127.0.0.1:14265");
 const submitted: Promise<string> = client.submitMessage({ payload: null });
-const failure: unknown = new ClientError(0, "X", "y");
+const failure: unknown = new ClientError(0, "BAD_RESPONSE", "y");
 export const all = [options, id, submitted, failure instanceof ProtocolError, createMiner, createNonce, signNonce, createNode, serve, warnings];
 `,
       );

@@ -2,7 +2,8 @@
 // Valid messages are assembled here from named segments, independently of the codec, so each case edits one segment.
 import { beforeAll, describe, expect, it } from "vitest";
 import { DUST_ALLOWANCE_MINIMUM, MAX_MESSAGE_LENGTH, TOTAL_SUPPLY } from "../src/bytes/limits.js";
-import { type CodecEngine, decodeMessage, encodeMessage, selectCodecEngine, validateMessage } from "../src/model/codec.js";
+import { decodeMessage, encodeMessage, validateMessage } from "../src/model/codec.js";
+import { type CodecEngine, selectCodecEngine } from "../src/model/interpreter.js";
 import type { Message, MilestonePayload, Output, TransactionPayload } from "../src/model/types.js";
 import { expectProtocolError, toHexString } from "./helpers.js";
 

@@ -42,6 +42,12 @@ export const AUTH_ERROR_STATUS = {
 
 export type AuthErrorCode = keyof typeof AUTH_ERROR_STATUS;
 
+declare module "../bytes/errors.js" {
+  interface ErrorCodeRegistry {
+    auth: AuthErrorCode;
+  }
+}
+
 export class AuthError extends ProtocolError {
   declare readonly code: AuthErrorCode;
   readonly status: AuthStatus;

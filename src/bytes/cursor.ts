@@ -1,18 +1,18 @@
 // The bounded reader and the exact-size writer under the binary codec: little-endian, u64 as bigint.
 // The reader checks every length against what remains before it hands out (or allocates) anything.
-import { ProtocolError } from "./errors.js";
+import { type ErrorCode, ProtocolError } from "./errors.js";
 
 /**
  * A rejection raised deep inside the codec before the field path is known: each enclosing layout level adds its
  * segment on the way out and the entry point turns it into a ProtocolError. Not exported from the package.
  */
 export class Fault extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly offset: number | undefined;
   /** Path segments, innermost first: field names and array positions. */
   readonly segments: (string | number)[] = [];
 
-  constructor(code: string, message: string, offset: number | undefined) {
+  constructor(code: ErrorCode, message: string, offset: number | undefined) {
     super(message);
     this.code = code;
     this.offset = offset;

@@ -1,7 +1,7 @@
 // ProtocolError: the one error type every rejection of input raises.
 // Callers match on the stable `code`; `path` names the field, `offset` the byte.
 
-/** The codes raised by the core layers. Other layers add their own, in the same SCREAMING_SNAKE style. */
+/** The codes raised by the core layers (bytes, crypto, model). */
 export type CoreErrorCode =
   | "TRUNCATED" // input ends before a field does
   | "TRAILING_BYTES" // bytes left after the object
@@ -19,7 +19,24 @@ export type CoreErrorCode =
   | "INVALID_JSON" // a JSON value of the wrong shape
   | "INVALID_KEY" // a key of the wrong size or encoding
   | "INVALID_SIGNATURE"
-  | "INVALID_ARGUMENT"; // a library call given the wrong kind of value
+  | "INVALID_ARGUMENT" // a library call given the wrong kind of value
+  | "INPUT_NOT_FOUND" // a transaction input whose output is unknown or spent
+  | "ADDRESS_MISMATCH" // a signature or reference that unlocks another address than the input's
+  | "UNKNOWN_KEY" // a milestone signed with a key not applicable to its index
+  | "NONCE_WITHOUT_NETWORK_ID" // a partial message with a nonce but no networkId: the PoW cannot have covered it
+  | "CANNOT_FILL"; // a partial message whose missing field cannot be filled (no tips, no PoW)
+
+/**
+ * Every layer's codes, by name of the layer. A layer above adds its own union here by declaration merging
+ * (`declare module "../bytes/errors.js" { interface ErrorCodeRegistry { node: NodeErrorCode } }`), so no lower layer
+ * imports a higher one, and ErrorCode is the union the compiler holds every `new ProtocolError(code, …)` to.
+ */
+export interface ErrorCodeRegistry {
+  core: CoreErrorCode;
+}
+
+/** Every stable error code of the library (README lists them). */
+export type ErrorCode = ErrorCodeRegistry[keyof ErrorCodeRegistry];
 
 export interface ProtocolErrorOptions {
   readonly path?: string | undefined;
@@ -28,11 +45,11 @@ export interface ProtocolErrorOptions {
 }
 
 export class ProtocolError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly path: string | undefined;
   readonly offset: number | undefined;
 
-  constructor(code: string, message: string, options: ProtocolErrorOptions = {}) {
+  constructor(code: ErrorCode, message: string, options: ProtocolErrorOptions = {}) {
     const where = [
       options.path !== undefined && options.path !== "" ? `at ${options.path}` : "",
       options.offset !== undefined ? `offset ${options.offset}` : "",
@@ -69,4 +86,15 @@ export function assertInteger(value: unknown, path: string, min: number, max: nu
 
 export function assertString(value: unknown, path: string): asserts value is string {
   if (typeof value !== "string") throw new ProtocolError("INVALID_ARGUMENT", "expected a string", { path });
+}
+
+/** True for the rejection an aborted AbortSignal produces (a DOMException or any error named AbortError). */
+export function isAbortError(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { name?: unknown }).name === "AbortError";
+}
+
+/** The rejection of aborted work, as fetch() raises it: the signal's reason when that is an AbortError, else a DOMException named AbortError. */
+export function abortError(reason?: unknown): Error {
+  if (reason instanceof Error && reason.name === "AbortError") return reason;
+  return new DOMException("the operation was aborted", "AbortError");
 }

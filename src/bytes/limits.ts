@@ -84,6 +84,16 @@ export const MAX_U16 = 0xffff;
 export const MAX_U32 = 0xffff_ffff;
 export const MAX_U64 = 0xffff_ffff_ffff_ffffn;
 
+// Networks (PROTOCOL.md §4–§5, TIP-11): names, the minimum PoW score a node asks for, Bech32 human-readable parts.
+export const MAINNET_NAME = "chrysalis-mainnet";
+export const DEVNET_NAME = "chrysalis-devnet";
+export const MAINNET_MIN_POW_SCORE = 4000;
+export const DEVNET_MIN_POW_SCORE = 2000;
+/** Bech32 human-readable part of mainnet addresses … */
+export const MAINNET_HRP = "iota";
+/** … and of every test network's. */
+export const TESTNET_HRP = "atoi";
+
 // Node policy from Hornet's defaults (NODE-API.md §1.7): how far behind the confirmed milestone a message's past cone may
 // fall before new messages may not attach to it, and when a client should promote or reattach an unconfirmed message.
 /** A parent whose oldest cone root is more than this many milestones behind the confirmed one is below max depth. */

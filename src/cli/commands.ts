@@ -13,6 +13,7 @@ import { revokeJwt, signNonce } from "../auth/index.js";
 import { openSharedStore } from "./setup.js";
 import { mineNonce, powScore, targetZeros } from "../pow/index.js";
 import { Interrupted, parseMessageInput, readInput, readTextFile, UsageError, write } from "./io.js";
+import { MAINNET_HRP, MAINNET_MIN_POW_SCORE, NONCE_LENGTH, TESTNET_HRP } from "../bytes/limits.js";
 
 export interface Command {
   summary: string;
@@ -50,7 +51,7 @@ function formatSeconds(s: number): string {
 }
 
 /** The Bech32 human-readable parts of Chrysalis networks (TIP-11): mainnet and the test networks. */
-const HRPS = ["iota", "atoi"];
+const HRPS = [MAINNET_HRP, TESTNET_HRP];
 
 export const keygen: Command = {
   summary: "make an Ed25519 key: Base58 seed, public key, address and its Bech32 form",
@@ -66,7 +67,7 @@ Options:
   --hrp <hrp>   Bech32 human-readable part: iota (mainnet) or atoi (test networks). Default atoi.
   --json        print one JSON object instead of lines`,
   async run(args) {
-    const { values } = parseArgs({ args, options: { hrp: { type: "string", default: "atoi" }, json: { type: "boolean", default: false } }, strict: true });
+    const { values } = parseArgs({ args, options: { hrp: { type: "string", default: TESTNET_HRP }, json: { type: "boolean", default: false } }, strict: true });
     if (!HRPS.includes(values.hrp!)) throw new UsageError(`--hrp is iota (mainnet) or atoi (test networks), not ${JSON.stringify(values.hrp)}`);
     const seed = randomSeed();
     const publicKey = ed25519PublicKey(seed);
@@ -206,7 +207,7 @@ Options:
   async run(args) {
     const { values, positionals } = parseArgs({
       args,
-      options: { "min-score": { type: "string", default: "4000" }, workers: { type: "string" }, json: { type: "boolean", default: false } },
+      options: { "min-score": { type: "string", default: String(MAINNET_MIN_POW_SCORE) }, workers: { type: "string" }, json: { type: "boolean", default: false } },
       allowPositionals: true,
       strict: true,
     });
@@ -245,7 +246,7 @@ Options:
       const options: Parameters<typeof mineNonce>[1] = { minScore, onProgress, signal: controller.signal };
       if (workers !== undefined) options.workers = workers;
       const nonce = await mineNonce(bytes, options);
-      new DataView(bytes.buffer, bytes.byteOffset, bytes.length).setBigUint64(bytes.length - 8, nonce, true);
+      new DataView(bytes.buffer, bytes.byteOffset, bytes.length).setBigUint64(bytes.length - NONCE_LENGTH, nonce, true);
       m.nonce = nonce;
       clearLine();
       process.stderr.write(`mined nonce ${nonce} in ${((Date.now() - started) / 1000).toFixed(2)} s: score ${Math.floor(powScore(bytes))}, id ${messageId(bytes)}\n`);

@@ -3,7 +3,7 @@
 // networkId, parents and nonce, mining at score 4000), fetched back, node shut down; each step timed.
 import { parseArgs } from "node:util";
 import { equalBytes, utf8 } from "../bytes/bytes.js";
-import { TOTAL_SUPPLY } from "../bytes/limits.js";
+import { MAINNET_MIN_POW_SCORE, TOTAL_SUPPLY } from "../bytes/limits.js";
 import { bech32Address, ed25519Address, ed25519PublicKey } from "../crypto/index.js";
 import { encodeMessage } from "../model/codec.js";
 import { outputId, transactionId } from "../model/ids.js";
@@ -37,7 +37,7 @@ export interface DemoResult {
 /** Runs the demo; resolves after the node has shut down. */
 export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   const log = options.log ?? write;
-  const minPoWScore = options.minPoWScore ?? 4000;
+  const minPoWScore = options.minPoWScore ?? MAINNET_MIN_POW_SCORE;
   const steps: DemoResult["steps"] = [];
   const total = 7;
   async function step<T>(name: string, run: () => Promise<T> | T, describe: (value: T) => string): Promise<T> {

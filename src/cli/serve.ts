@@ -8,7 +8,7 @@ import { outputId } from "../model/ids.js";
 import { LOG_LEVELS, MemoryLedger, RATE_CLASSES, resolveLimits, UpstreamStore, type EdgeLimitsInput, type LogLevel, type NodeOptions, type RateClass, type RateLimit } from "../node/index.js";
 import type { Command } from "./commands.js";
 import { UsageError, write } from "./io.js";
-import { loadIdentityRegistry, startNode, type SetupOptions } from "./setup.js";
+import { loadCoordinatorKeys, loadIdentityRegistry, startNode, type SetupOptions } from "./setup.js";
 
 export const GENESIS_TRANSACTION_ID = "0".repeat(64);
 
@@ -22,15 +22,24 @@ Options:
   --network <name>           network name; its id is derived from it (default chrysalis-devnet)
   --min-pow-score <n>        minimum PoW score (default 2000 on chrysalis-devnet, 4000 elsewhere)
   --workers <n>              PoW worker threads (default: available cores)
-  --no-pow                   do not mine for submitters (a message without nonce answers 503)
+  --no-pow                   do not mine for submitters (leaving parents or a nonce to the node answers 400, as
+                             Hornet; the coordinator still mines its milestones)
   --jwt-secret-file <file>   HS256 secret (≥ 32 bytes) for the JWTs; also CHRYSALIS_JWT_SECRET
   --jwt-ed25519-key-file <f> Base58 Ed25519 seed to sign EdDSA JWTs instead
   --jwt-lifetime <d>         JWT lifetime: seconds or "15m", "2h", "1d" (default 1h)
   --identities <file>        identity registry: {"<id>": "<public key hex|Base58>" | DID document, …}
   --open-submit              accept messages without a JWT even when JWTs are configured
   --genesis <bech32>         keep a ledger with the total supply at this address (enables semantic checks)
-  --upstream <url>           forward accepted messages to this node (tips and info come from it)
+  --upstream <url>           forward accepted messages to this node; reads are answered by it (no coordinator here)
   --cors <origin>            allow browser clients from this origin ("*" for any)
+
+Milestones, events and Integration Services:
+  --milestone-interval <d>   issue a milestone every <d>: seconds, or "500ms", "10s", "1m" (default 10s)
+  --coordinator-key-file <f> Ed25519 seed(s) signing the milestones, one per line (hex or Base58); without it a key
+                             is made once and kept in the node's store
+  --no-coordinator           issue no milestones (a node that follows another's milestones on a shared store)
+  --no-mqtt                  do not serve MQTT events at /mqtt
+  --api-key-file <file>      require ?api-key=<its content> on the authentication routes (as Integration Services)
 
 Edge (limits, logs, metrics; defaults fit a public node):
   --nonce-lifetime <d>       how long a prove-ownership nonce can be redeemed (default 30s; 2s .. 1h)
@@ -52,9 +61,10 @@ Edge (limits, logs, metrics; defaults fit a public node):
   --metrics-token-file <f>   GET /metrics only with "Authorization: Bearer <token from the file>"
   --no-metrics               do not serve GET /metrics
 
-With a JWT secret, GET/POST /authentication/prove-ownership/:identityId are served and POST /api/v1/messages
-requires "Authorization: Bearer <jwt>" (unless --open-submit); --identities needs a JWT key. Signals: SIGINT and
-SIGTERM stop gracefully (exit 0); SIGHUP reads --identities again (JWTs of identities no longer listed are refused).`,
+With a JWT secret, GET/POST /authentication/prove-ownership/:identityId (also under /api/v0.1) and POST
+/authentication/verify-jwt are served and POST /api/v1/messages requires "Authorization: Bearer <jwt>" (unless
+--open-submit); --identities needs a JWT key. MQTT 3.1.1 over WebSocket is at ws://HOST:PORT/mqtt. Signals: SIGINT
+and SIGTERM stop gracefully (exit 0); SIGHUP reads --identities again (JWTs of identities no longer listed are refused).`,
   async run(args) {
     const { values } = parseArgs({
       args,
@@ -88,6 +98,11 @@ SIGTERM stop gracefully (exit 0); SIGHUP reads --identities again (JWTs of ident
         "log-format": { type: "string" },
         "metrics-token-file": { type: "string" },
         "no-metrics": { type: "boolean", default: false },
+        "milestone-interval": { type: "string" },
+        "coordinator-key-file": { type: "string" },
+        "no-coordinator": { type: "boolean", default: false },
+        "no-mqtt": { type: "boolean", default: false },
+        "api-key-file": { type: "string" },
       },
       strict: true,
     });
@@ -154,6 +169,21 @@ SIGTERM stop gracefully (exit 0); SIGHUP reads --identities again (JWTs of ident
       if (token !== undefined && token.length < 16) throw new UsageError("the metrics token must be at least 16 characters");
       options.metrics = token === undefined ? true : { token };
     }
+    if (values["api-key-file"] !== undefined) options.apiKey = await readSecret(values["api-key-file"]);
+    if (values.upstream !== undefined) {
+      const store = options.store as UpstreamStore;
+      options.forward = (request) => store.forward(request);
+    }
+    if (!values["no-mqtt"]) options.mqtt = {};
+    const coordinatorWanted = !values["no-coordinator"] && values.upstream === undefined;
+    if (!coordinatorWanted && (values["milestone-interval"] !== undefined || values["coordinator-key-file"] !== undefined)) {
+      throw new UsageError(`--milestone-interval and --coordinator-key-file need a coordinator (not with ${values.upstream !== undefined ? "--upstream" : "--no-coordinator"})`);
+    }
+    if (coordinatorWanted) {
+      options.coordinator = {};
+      if (values["milestone-interval"] !== undefined) options.coordinator.intervalMs = parseInterval(values["milestone-interval"]);
+      if (values["coordinator-key-file"] !== undefined) options.coordinator.keys = await loadCoordinatorKeys(values["coordinator-key-file"]);
+    }
 
     const setup = await startNode(options);
     const info = setup.node.info;
@@ -172,6 +202,12 @@ SIGTERM stop gracefully (exit 0); SIGHUP reads --identities again (JWTs of ident
         logger.flush();
       }
     };
+    const note = (message: string): void => {
+      if (logger?.isLevelEnabled("info") === true) say(message);
+      else write(message);
+    };
+    if (setup.coordinator !== undefined) note(`coordinator: a milestone every ${(options.coordinator as { intervalMs?: number }).intervalMs ?? 10_000} ms, signed by ${setup.coordinator.publicKeys.join(", ")}`);
+    if (setup.mqtt !== undefined) note(`events: MQTT over WebSocket at ${setup.server.url.replace(/^http/, "ws")}/mqtt`);
     const reload = (): void => {
       setup.reloadIdentities().then(
         (count) => say("identities reloaded", { identities: count, file: values.identities }),
@@ -248,4 +284,13 @@ function edgeLimits(values: Record<string, string | boolean | string[] | undefin
     throw new UsageError((error as Error).message.replace(/ \(at [^)]*\)$/, ""));
   }
   return limits;
+}
+
+/** A milestone interval: a number of seconds, or a number with ms, s or m; at least 10 ms. */
+export function parseInterval(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+  if (m === null) throw new UsageError("--milestone-interval takes seconds, or a number with ms, s or m (\"500ms\", \"10s\")");
+  const ms = Number(m[1]) * (m[2] === "ms" ? 1 : m[2] === "m" ? 60_000 : 1000);
+  if (!Number.isFinite(ms) || ms < 10 || ms > 24 * 3600_000) throw new UsageError("--milestone-interval must be between 10ms and 24h");
+  return Math.round(ms);
 }

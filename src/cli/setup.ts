@@ -1,33 +1,39 @@
 // Assembling a running node for `serve` and `demo`: node + optional ledger + prove-ownership + JWT (revocable, refused
-// once its identity is gone) + the edge (limits, log, metrics) + HTTP server, and reading an identity registry file.
+// once its identity is gone) + the edge (limits, log, metrics) + HTTP server,
+// and reading an identity registry file.
 import { readFile } from "node:fs/promises";
 import { base58Decode } from "../bytes/base58.js";
-import { fromHex } from "../bytes/hex.js";
+import { fromHex, toHex } from "../bytes/hex.js";
 import { ed25519PublicKey } from "../crypto/ed25519.js";
 import {
   createEdDsaJwt,
   createHs256Jwt,
   createProveOwnership,
-  guardJwt,
   MemoryIdentityRegistry,
   publicKeyFromDidDocument,
-  type GuardedJwtService,
   type JwtService,
+  guardJwt,
+  type GuardedJwtService,
 } from "../auth/index.js";
 import {
-  createEdge,
+  createCoordinator,
   createHandler,
+  createMqttBridge,
   createNode,
-  MemoryStore,
   serve,
-  watchNode,
   type ChrysalisNode,
+  type Coordinator,
+  type MqttBridge,
+  type MqttBridgeOptions,
+  type NodeOptions,
+  type RunningServer,
+  createEdge,
+  MemoryStore,
+  watchNode,
   type Edge,
   type EdgeLimitsInput,
   type LogOptions,
-  type NodeOptions,
   type NodeStore,
-  type RunningServer,
 } from "../node/index.js";
 import { UsageError } from "./io.js";
 
@@ -40,9 +46,23 @@ export interface NodeSetup {
   registry: MemoryIdentityRegistry;
   /** Reads `identitiesFile` again and replaces the registry with it (SIGHUP); returns how many identities it holds. */
   reloadIdentities(): Promise<number>;
-  /** Stops the server (in-flight requests finish within the grace period, the rest are answered 503), the node's
-   * workers and the store. */
+  /** The built-in coordinator, when milestones are issued here. */
+  coordinator: Coordinator | undefined;
+  /** The MQTT broker at /mqtt, when events are served. */
+  mqtt: MqttBridge | undefined;
+  /** Stops the coordinator, the MQTT clients, the server (in-flight requests finish within the grace period, the rest
+   * are answered 503), the node's workers and the store. */
   close(): Promise<void>;
+}
+
+/** The name under which a coordinator key made by the node is kept in its store (shared by instances on one store). */
+export const COORDINATOR_KEY_SECRET = "coordinator-ed25519-seed";
+
+export interface CoordinatorSetup {
+  /** Milliseconds between milestones (default 10 s). */
+  intervalMs?: number;
+  /** Ed25519 seeds; none given: one made once and kept in the store (so it survives restarts with the store). */
+  keys?: Uint8Array[];
 }
 
 export interface SetupOptions extends NodeOptions {
@@ -66,6 +86,14 @@ export interface SetupOptions extends NodeOptions {
   log?: LogOptions | false;
   /** GET /metrics (default off); a token restricts it to `Authorization: Bearer <token>`. */
   metrics?: boolean | { token?: string };
+  /** Issue milestones here (serve's default); unset or false: none. */
+  coordinator?: CoordinatorSetup | false;
+  /** Serve MQTT at /mqtt (serve's default); unset or false: none. */
+  mqtt?: MqttBridgeOptions | false;
+  /** Required `api-key` query parameter of the authentication routes (IS's API_KEY). */
+  apiKey?: string;
+  /** A gateway's upstream reads (UpstreamStore.forward). */
+  forward?: (request: Request) => Promise<Response>;
 }
 
 /** Where a node's store lives, as serve is told (--data-dir, --database). */
@@ -152,16 +180,35 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
   const handlerOptions: Parameters<typeof createHandler>[1] = { maxJsonBytes: edge.limits.maxJsonBytes };
   if (jwt !== undefined && guarded !== undefined) {
     handlerOptions.jwt = guarded;
-    const lifetime = options.nonceLifetime !== undefined ? { lifetime: options.nonceLifetime } : {};
-    handlerOptions.proveOwnership = createProveOwnership({ store, resolver: registry, jwt, ...lifetime });
+    const nonceLifetime = options.nonceLifetime !== undefined ? { lifetime: options.nonceLifetime } : {};
+    handlerOptions.proveOwnership = createProveOwnership({ store, resolver: registry, jwt, ...nonceLifetime });
   }
   if (options.requireJwtForSubmit !== undefined) handlerOptions.requireJwtForSubmit = options.requireJwtForSubmit;
   if (options.cors !== undefined) handlerOptions.cors = options.cors;
+  if (options.apiKey !== undefined) handlerOptions.apiKey = options.apiKey;
+  if (options.forward !== undefined) handlerOptions.forward = options.forward;
   const handler = createHandler(node, handlerOptions);
   const sweeper = setInterval(() => {
     store.sweep(Date.now()).catch((error: unknown) => edge.logger?.warn({ err: (error as Error).message }, "sweeping expired nonces and revocations failed"));
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
+  let coordinator: Coordinator | undefined;
+  let mqtt: MqttBridge | undefined;
+  try {
+    if (options.coordinator !== undefined && options.coordinator !== false) {
+      await node.ready();
+      const keys = options.coordinator.keys ?? [await node.store.secret(COORDINATOR_KEY_SECRET, () => globalThis.crypto.getRandomValues(new Uint8Array(32)))];
+      const coordinatorOptions: Parameters<typeof createCoordinator>[1] = { keys };
+      if (options.coordinator.intervalMs !== undefined) coordinatorOptions.intervalMs = options.coordinator.intervalMs;
+      coordinator = createCoordinator(node, coordinatorOptions);
+    }
+    if (options.mqtt !== undefined && options.mqtt !== false) mqtt = await createMqttBridge(node, options.mqtt);
+  } catch (error) {
+    clearInterval(sweeper);
+    await mqtt?.close();
+    await node.close();
+    throw error;
+  }
   const serveOptions: Parameters<typeof serve>[1] = {
     edge,
     // What cannot finish within the grace period (PoW in flight) is answered 503 with Retry-After, not cut off.
@@ -173,14 +220,24 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
   };
   if (options.host !== undefined) serveOptions.host = options.host;
   if (options.port !== undefined) serveOptions.port = options.port;
+  if (mqtt !== undefined) serveOptions.onUpgrade = mqtt.handleUpgrade;
   let server: RunningServer;
   try {
     server = await serve(handler, serveOptions);
   } catch (error) {
     clearInterval(sweeper);
+    await mqtt?.close();
     await node.close();
     throw new UsageError(`cannot listen on ${options.host ?? "127.0.0.1"}:${options.port ?? 0}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
+  coordinator?.start();
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      await coordinator?.stop();
+      await mqtt?.close();
+      await server.close();
+    })());
   const identitiesFile = options.identitiesFile;
   async function reloadIdentities(): Promise<number> {
     if (identitiesFile === undefined) return registry.size;
@@ -189,5 +246,42 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
     registry.replaceWith(fresh);
     return registry.size;
   }
-  return { node, server, edge, jwt: guarded, registry, reloadIdentities, close: () => server.close() };
+  return { node, server, edge, jwt: guarded, registry, reloadIdentities, coordinator, mqtt, close };
+}
+
+/**
+ * Reads coordinator keys: one Ed25519 seed per line, 64 hex characters or Base58 (of the 32-byte seed, or of seed ‖
+ * public key); blank lines and lines starting with # are skipped.
+ */
+export async function loadCoordinatorKeys(file: string): Promise<Uint8Array[]> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`cannot read the coordinator key file ${file}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+  }
+  const keys: Uint8Array[] = [];
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) return;
+    const where = `${file}: line ${i + 1}`;
+    let seed: Uint8Array;
+    if (/^[0-9a-fA-F]{64}$/.test(line)) seed = fromHex(line, where, 32);
+    else {
+      let bytes: Uint8Array;
+      try {
+        bytes = base58Decode(line, where);
+      } catch {
+        throw new UsageError(`${where}: a coordinator key is an Ed25519 seed in hex (64 characters) or Base58`);
+      }
+      if (bytes.length === 64 && toHex(ed25519PublicKey(bytes.subarray(0, 32))) !== toHex(bytes.subarray(32))) {
+        throw new UsageError(`${where}: the public half does not match the seed`);
+      }
+      if (bytes.length !== 32 && bytes.length !== 64) throw new UsageError(`${where}: a coordinator key is a 32-byte Ed25519 seed`);
+      seed = bytes.slice(0, 32);
+    }
+    keys.push(seed);
+  });
+  if (keys.length === 0) throw new UsageError(`${file}: no coordinator key in it`);
+  return keys;
 }

@@ -1,10 +1,10 @@
 // The typed HTTP client for a Chrysalis node and the prove-ownership service, built on fetch (runs in browsers too):
-// proves ownership and keeps the JWT, submits messages (optionally with local PoW), reads messages, info and tips.
-import { compareBytes } from "../bytes/bytes.js";
-import { ProtocolError } from "../bytes/errors.js";
+// proves ownership and keeps the JWT, submits messages (optionally with local PoW), reads messages and their metadata and
+// children, outputs, addresses, milestones, info, tips and health in the node API v1's (Hornet's) shapes.
+import { type ErrorCode, ProtocolError } from "../bytes/errors.js";
 import { fromHex, toHex } from "../bytes/hex.js";
-import { MAX_PARENTS } from "../bytes/limits.js";
 import { encodeMessage } from "../model/codec.js";
+import { completeMessage } from "../model/complete.js";
 import { networkId as networkIdOf } from "../model/ids.js";
 import { messageFromJson, messageToJson, partialMessageFromJson, payloadToJson, type MessageJson, type NodeInfoJson, type PartialMessage } from "../model/json.js";
 import type { Message } from "../model/types.js";
@@ -17,13 +17,25 @@ import { mineNonce, type Miner } from "../pow/index.js";
  * argument or secret key: status 0, `code` and `reason` the refusal's stable code, the original error as `cause`).
  * A ProtocolError, so code that handles the library's rejections handles these too.
  */
+/**
+ * The codes a ClientError carries besides the library's own: the answer's HTTP status as a string (the node API's
+ * `error.code`), no answer, an answer of the wrong shape, and a failure that is none of these.
+ */
+export type ClientErrorCode = `${number}` | "NETWORK_ERROR" | "BAD_RESPONSE" | "CLIENT_FAILED";
+
+declare module "../bytes/errors.js" {
+  interface ErrorCodeRegistry {
+    client: ClientErrorCode;
+  }
+}
+
 export class ClientError extends ProtocolError {
   /** HTTP status; 0 when no answer arrived (network failure) or nothing was sent. */
   readonly status: number;
   /** The stable reason code, when the server sends one (chrysalis-core servers do), or the local refusal's code. */
   readonly reason: string | undefined;
 
-  constructor(status: number, code: string, message: string, extra: { reason?: string | undefined; path?: string | undefined; cause?: unknown } = {}) {
+  constructor(status: number, code: ErrorCode, message: string, extra: { reason?: string | undefined; path?: string | undefined; cause?: unknown } = {}) {
     super(code, message, extra.cause !== undefined ? { cause: extra.cause } : {});
     this.name = "ClientError";
     this.status = status;
@@ -56,7 +68,76 @@ function guard<A extends unknown[], R>(method: (...args: A) => Promise<R>): (...
  * What GET /api/v1/info answers (model/json.ts's NodeInfoJson): the client needs only networkId and minPoWScore, so
  * it does not insist on `features` and keeps whatever else a real node adds.
  */
-export type ClientNodeInfo = Omit<NodeInfoJson, "features"> & { features?: string[]; [key: string]: unknown };
+export type ClientNodeInfo = Omit<NodeInfoJson, "features"> & {
+  features?: string[];
+  /** Hornet's milestone and rate fields (a node that issues or follows milestones sends them). */
+  latestMilestoneIndex?: number;
+  confirmedMilestoneIndex?: number;
+  latestMilestoneTimestamp?: number;
+  pruningIndex?: number;
+  messagesPerSecond?: number;
+  referencedMessagesPerSecond?: number;
+  referencedRate?: number;
+  [key: string]: unknown;
+};
+
+/** GET /api/v1/messages/{id}/metadata (Hornet's shape: absent fields are left out). */
+export interface ClientMessageMetadata {
+  messageId: string;
+  parentMessageIds: string[];
+  isSolid: boolean;
+  referencedByMilestoneIndex?: number;
+  milestoneIndex?: number;
+  ledgerInclusionState?: "noTransaction" | "included" | "conflicting";
+  conflictReason?: number;
+  shouldPromote?: boolean;
+  shouldReattach?: boolean;
+}
+
+/** GET /api/v1/outputs/{id}. */
+export interface ClientOutput {
+  messageId: string;
+  transactionId: string;
+  outputIndex: number;
+  isSpent: boolean;
+  milestoneIndexSpent?: number;
+  transactionIdSpent?: string;
+  ledgerIndex: number;
+  output: { type: 0 | 1; address: { type: 0; address: string }; amount: number };
+}
+
+/** GET /api/v1/addresses/{bech32} and /addresses/ed25519/{hex}. */
+export interface ClientAddressBalance {
+  addressType: 0;
+  /** The Ed25519 address, hex, whichever form was asked. */
+  address: string;
+  balance: number;
+  dustAllowed: boolean;
+  ledgerIndex: number;
+}
+
+/** GET …/outputs of an address: unspent output ids first, then spent ones when asked. */
+export interface ClientAddressOutputs {
+  addressType: 0;
+  address: string;
+  maxResults: number;
+  count: number;
+  outputIds: string[];
+  ledgerIndex: number;
+}
+
+export interface ClientMilestone {
+  index: number;
+  messageId: string;
+  /** Unix seconds. */
+  timestamp: number;
+}
+
+export interface ClientUtxoChanges {
+  index: number;
+  createdOutputs: string[];
+  consumedOutputs: string[];
+}
 
 export interface ClientOptions {
   /** Injectable fetch (tests, proxies, instrumentation). Default: the global fetch. */
@@ -104,6 +185,21 @@ export interface ChrysalisClient {
   getMessageRaw(messageId: string): Promise<Uint8Array>;
   getInfo(): Promise<ClientNodeInfo>;
   getTips(): Promise<string[]>;
+  /** GET /health: true on 200, false on 503 (the node has no recent milestone). */
+  getHealth(): Promise<boolean>;
+  getMessageMetadata(messageId: string): Promise<ClientMessageMetadata>;
+  /** The ids of the messages that name this one as a parent (at most the node's maxResults). */
+  getMessageChildren(messageId: string): Promise<string[]>;
+  /** The ids of the messages with this indexation index (UTF-8 text or bytes). */
+  findMessages(index: string | Uint8Array): Promise<string[]>;
+  getOutput(outputId: string): Promise<ClientOutput>;
+  /** A Bech32 address, or an Ed25519 address as 64 hex characters. */
+  getAddress(address: string): Promise<ClientAddressBalance>;
+  getAddressOutputs(address: string, options?: { type?: 0 | 1; includeSpent?: boolean }): Promise<ClientAddressOutputs>;
+  getMilestone(index: number): Promise<ClientMilestone>;
+  getMilestoneUtxoChanges(index: number): Promise<ClientUtxoChanges>;
+  /** The message that included a transaction (the one whose transaction created output <transactionId>:0). */
+  getTransactionIncludedMessage(transactionId: string): Promise<MessageJson>;
 }
 
 // Answers are read with a limit: a hostile server must not exhaust a client's memory.
@@ -162,7 +258,9 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
     const body = await readJson(response).catch(() => undefined);
     const e = typeof body === "object" && body !== null ? (body as { error?: Record<string, unknown> }).error : undefined;
     const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-    throw new ClientError(response.status, str(e?.code) ?? String(response.status), str(e?.message) ?? `${method} ${path} answered ${response.status}`, {
+    // The node API's code is the status as a string; anything else a server sends stays in the message, not the code.
+    const code = str(e?.code);
+    throw new ClientError(response.status, code !== undefined && /^\d{3}$/.test(code) ? (code as `${number}`) : `${response.status}`, str(e?.message) ?? `${method} ${path} answered ${response.status}`, {
       reason: str(e?.reason),
       path: str(e?.path),
     });
@@ -221,11 +319,34 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
     return ids as string[];
   }
 
+  /** The `data` object of a node API answer. */
+  async function data<T>(path: string, what: string): Promise<T> {
+    const response = await call("GET", path);
+    const body = await readJson(response);
+    const value = typeof body === "object" && body !== null ? (body as { data?: unknown }).data : undefined;
+    if (typeof value !== "object" || value === null) throw new ClientError(response.status, "BAD_RESPONSE", `the ${what} answer has no data`);
+    return value as T;
+  }
+
+  function listOf(value: unknown, key: string): string[] {
+    const list = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+    if (!Array.isArray(list) || !list.every((t) => typeof t === "string")) throw new ClientError(200, "BAD_RESPONSE", `${key} is not a list of ids`);
+    return list as string[];
+  }
+
+  function addressPath(address: string): string {
+    if (/^[0-9a-fA-F]{64}$/.test(address)) return `/api/v1/addresses/ed25519/${address.toLowerCase()}`;
+    if (typeof address !== "string" || !/^[a-z0-9]{1,83}$/i.test(address)) throw new ProtocolError("INVALID_BECH32", "expected a Bech32 address or 64 hex characters", { path: "address" });
+    return `/api/v1/addresses/${address.toLowerCase()}`;
+  }
+
+  function indexArg(index: number): number {
+    if (!Number.isSafeInteger(index) || index < 0 || index > 0xffff_ffff) throw new ProtocolError("INVALID_ARGUMENT", "a milestone index is a u32", { path: "index" });
+    return index;
+  }
+
   async function getMessageJson(messageId: string): Promise<MessageJson> {
-    const body = await readJson(await call("GET", `/api/v1/messages/${messageIdArg(messageId)}`));
-    const data = typeof body === "object" && body !== null ? (body as { data?: unknown }).data : undefined;
-    if (typeof data !== "object" || data === null) throw new ClientError(200, "BAD_RESPONSE", "the message answer has no data");
-    return data as MessageJson;
+    return data<MessageJson>(`/api/v1/messages/${messageIdArg(messageId)}`, "message");
   }
 
   async function requestNonce(identityId: string): Promise<string> {
@@ -242,24 +363,15 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
   }
 
   async function completeLocally(partial: PartialMessage, submit: SubmitMessageOptions): Promise<Message> {
-    const hasNonce = partial.nonce !== undefined && partial.nonce !== 0n;
-    const hasNetwork = partial.networkId !== undefined && partial.networkId !== 0n;
-    if (hasNonce && !hasNetwork) throw new ProtocolError("INVALID_ARGUMENT", "a message with a nonce must carry its networkId", { path: "networkId" });
-    const needInfo = !hasNetwork || !hasNonce;
-    const info = needInfo ? await cachedInfo() : undefined;
-    let parents = partial.parents;
-    if (parents === undefined || parents.length === 0) {
-      const tips = (await getTips()).slice(0, MAX_PARENTS).map((t, i) => fromHex(t, `tipMessageIds[${i}]`, 32)).sort(compareBytes);
-      parents = tips.filter((p, i) => i === 0 || compareBytes(tips[i - 1]!, p) !== 0);
-      if (parents.length === 0) throw new ClientError(200, "BAD_RESPONSE", "the node has no tips");
-    }
-    const message: Message = { networkId: hasNetwork ? partial.networkId! : networkIdOf(info!.networkId), parents, nonce: hasNonce ? partial.nonce! : 0n };
-    if (partial.payload !== undefined) message.payload = partial.payload;
-    if (hasNonce) return message;
-    const bytes = encodeMessage(message);
+    // A node with no tips answers /tips with 503 CANNOT_FILL (as Hornet); completion then refuses as the node itself would.
+    const tips = (): Promise<string[]> => getTips().catch((error: unknown) => (error instanceof ClientError && error.reason === "CANNOT_FILL" ? [] : Promise.reject(error)));
+    const filler = { networkId: async () => networkIdOf((await cachedInfo()).networkId), tips };
+    const { message, bytes, needsNonce } = await completeMessage(partial, filler);
+    if (!needsNonce) return message;
+    const info = await cachedInfo();
     // Start at 1: in JSON a nonce of "0" means "missing" (PROTOCOL.md §6), so a node would mine the message again.
     const powOptions: { minScore: number; startNonce: bigint; signal?: AbortSignal; onProgress?: (p: { hashes: number; elapsedMs: number }) => void; workers?: number } = {
-      minScore: info!.minPoWScore,
+      minScore: info.minPoWScore,
       startNonce: 1n,
     };
     if (submit.signal !== undefined) powOptions.signal = submit.signal;
@@ -322,5 +434,38 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
     getMessageRaw: guard(async (messageId: string): Promise<Uint8Array> => readBytes(await call("GET", `/api/v1/messages/${messageIdArg(messageId)}/raw`, { accept: "application/octet-stream" }))),
     getInfo: guard(getInfo),
     getTips: guard(getTips),
+    getHealth: guard(async (): Promise<boolean> => {
+      let response: Response;
+      try {
+        response = await doFetch(`${base}/health`, { method: "GET", headers: { ...options.headers } });
+      } catch (error) {
+        throw new ClientError(0, "NETWORK_ERROR", `no answer from ${base}: ${(error as Error).message}`, { cause: error });
+      }
+      await response.body?.cancel();
+      if (response.status === 200) return true;
+      if (response.status === 503) return false;
+      throw new ClientError(response.status, `${response.status}`, `GET /health answered ${response.status}`);
+    }),
+    getMessageMetadata: guard((messageId: string) => data<ClientMessageMetadata>(`/api/v1/messages/${messageIdArg(messageId)}/metadata`, "metadata")),
+    getMessageChildren: guard(async (messageId: string): Promise<string[]> => listOf(await data(`/api/v1/messages/${messageIdArg(messageId)}/children`, "children"), "childrenMessageIds")),
+    findMessages: guard(async (index: string | Uint8Array): Promise<string[]> => {
+      const bytes = typeof index === "string" ? new TextEncoder().encode(index) : index;
+      return listOf(await data(`/api/v1/messages?index=${toHex(bytes)}`, "index"), "messageIds");
+    }),
+    getOutput: guard(async (outputId: string): Promise<ClientOutput> => {
+      if (typeof outputId !== "string" || !/^[0-9a-fA-F]{68}$/.test(outputId)) throw new ProtocolError("INVALID_HEX", "an output id is 68 hex characters", { path: "outputId" });
+      return data<ClientOutput>(`/api/v1/outputs/${outputId.toLowerCase()}`, "output");
+    }),
+    getAddress: guard(async (address: string) => data<ClientAddressBalance>(addressPath(address), "address")),
+    getAddressOutputs: guard(async (address: string, query: { type?: 0 | 1; includeSpent?: boolean } = {}): Promise<ClientAddressOutputs> => {
+      const params = new URLSearchParams();
+      if (query.type !== undefined) params.set("type", String(query.type));
+      if (query.includeSpent !== undefined) params.set("include-spent", String(query.includeSpent));
+      const search = params.size > 0 ? `?${params}` : "";
+      return data<ClientAddressOutputs>(`${addressPath(address)}/outputs${search}`, "address outputs");
+    }),
+    getMilestone: guard(async (index: number) => data<ClientMilestone>(`/api/v1/milestones/${indexArg(index)}`, "milestone")),
+    getMilestoneUtxoChanges: guard(async (index: number) => data<ClientUtxoChanges>(`/api/v1/milestones/${indexArg(index)}/utxo-changes`, "utxo changes")),
+    getTransactionIncludedMessage: guard(async (transactionId: string) => data<MessageJson>(`/api/v1/transactions/${messageIdArg(transactionId)}/included-message`, "included message")),
   };
 }

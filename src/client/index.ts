@@ -3,9 +3,16 @@
 export {
   createClient,
   ClientError,
+  type ClientErrorCode,
   type ChrysalisClient,
   type ClientOptions,
   type ClientNodeInfo,
+  type ClientMessageMetadata,
+  type ClientOutput,
+  type ClientAddressBalance,
+  type ClientAddressOutputs,
+  type ClientMilestone,
+  type ClientUtxoChanges,
   type SubmitMessageOptions,
   type SubmittableMessage,
 } from "./client.js";

@@ -1,13 +1,13 @@
 // Ed25519 address derivation and its Bech32 form (TIP-11): 0x00 ‖ BLAKE2b-256(public key).
 import { bech32Decode, bech32Encode } from "../bytes/bech32.js";
 import { ProtocolError } from "../bytes/errors.js";
-import { ED25519_ADDRESS_LENGTH, ED25519_ADDRESS_TYPE } from "../bytes/limits.js";
+import { ED25519_ADDRESS_LENGTH, ED25519_ADDRESS_TYPE, ED25519_PUBLIC_KEY_LENGTH } from "../bytes/limits.js";
 import { blake2b256 } from "./blake2b.js";
 
 
 /** The 32-byte Ed25519 address of a public key: BLAKE2b-256(publicKey). */
 export function ed25519Address(publicKey: Uint8Array): Uint8Array {
-  if (!(publicKey instanceof Uint8Array) || publicKey.length !== 32) {
+  if (!(publicKey instanceof Uint8Array) || publicKey.length !== ED25519_PUBLIC_KEY_LENGTH) {
     throw new ProtocolError("INVALID_KEY", "expected a 32-byte Ed25519 public key", { path: "publicKey" });
   }
   return blake2b256(publicKey);

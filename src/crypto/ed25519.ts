@@ -1,4 +1,4 @@
-// Ed25519 signing and ZIP-215 verification (PROTOCOL.md §4, TIP-14).
+// Ed25519 signing and verification, ZIP-215 (PROTOCOL.md §4, TIP-14) or strict: the library's one verifier.
 // Native node:crypto is the fast path; whatever it does not accept, @noble/ed25519 in ZIP-215 mode decides.
 //
 // Why the fast path is sound: OpenSSL accepts only when S < L and [S]B = R + [k]A holds exactly (cofactorless),
@@ -7,7 +7,8 @@
 // by noble, which accepts non-canonical A and R and checks the cofactored equation.
 import * as ed from "@noble/ed25519";
 import { sha512 } from "@noble/hashes/sha2.js";
-import { ProtocolError } from "../bytes/errors.js";
+import { type ErrorCode, ProtocolError } from "../bytes/errors.js";
+import { toHex } from "../bytes/hex.js";
 import { ED25519_PUBLIC_KEY_LENGTH, ED25519_SEED_LENGTH, ED25519_SIGNATURE_LENGTH } from "../bytes/limits.js";
 import { type NodeCrypto, nativeCrypto as native } from "./native.js";
 
@@ -19,7 +20,7 @@ const PKCS8_PREFIX = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 
 const pkcs8 = new Uint8Array(PKCS8_PREFIX.length + ED25519_SEED_LENGTH);
 pkcs8.set(PKCS8_PREFIX);
 
-function checkLength(value: unknown, length: number, path: string, code: string): asserts value is Uint8Array {
+function checkLength(value: unknown, length: number, path: string, code: ErrorCode): asserts value is Uint8Array {
   if (!(value instanceof Uint8Array) || value.length !== length) {
     throw new ProtocolError(code, `expected ${length} bytes`, { path });
   }
@@ -85,8 +86,23 @@ export function nativePublicKey(crypto: NodeCrypto, publicKey: Uint8Array): impo
   }
 }
 
-function verifyNative(crypto: NodeCrypto, publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+// Imported public keys by hex: importing costs about as much as a verification, and keys recur (an address signs
+// many transactions, an identity many logins). Bounded, oldest evicted.
+const KEY_CACHE_SIZE = 1024;
+const keyCache = new Map<string, import("node:crypto").KeyObject | null>();
+
+function cachedNativeKey(crypto: NodeCrypto, publicKey: Uint8Array): import("node:crypto").KeyObject | null {
+  const id = toHex(publicKey);
+  const cached = keyCache.get(id);
+  if (cached !== undefined) return cached;
   const key = nativePublicKey(crypto, publicKey);
+  if (keyCache.size >= KEY_CACHE_SIZE) keyCache.delete(keyCache.keys().next().value as string);
+  keyCache.set(id, key);
+  return key;
+}
+
+function verifyNative(crypto: NodeCrypto, publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  const key = cachedNativeKey(crypto, publicKey);
   if (key === null) return false;
   try {
     return crypto.verify(null, message, key, signature);
@@ -96,21 +112,45 @@ function verifyNative(crypto: NodeCrypto, publicKey: Uint8Array, message: Uint8A
 }
 
 /**
- * ZIP-215 Ed25519 verification. Returns false for a signature that does not verify,
- * and for arguments of the wrong length; never throws on bytes.
+ * Which signatures count as valid:
+ * - "zip215" (the default; PROTOCOL.md §4, TIP-14): what the network decides for transactions and milestones;
+ * - "strict": what OpenSSL decides (S < L and the cofactorless equation [S]B = R + [k]A), used where no consensus is
+ *   at stake (logins, JWTs): honest signatures verify the same under both, and a refusal costs one native
+ *   verification instead of a slow pure-JS re-check, which bounds the CPU an unauthenticated request can burn.
+ *   Without node:crypto (browsers), @noble/ed25519's non-ZIP-215 mode decides; on the published edge cases it is
+ *   stricter still (see test/ed25519.test.ts).
  */
-export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+export type Ed25519Rules = "zip215" | "strict";
+
+/**
+ * Ed25519 verification of 64-byte `signature` over `message` by 32-byte `publicKey` under `rules` (ZIP-215 by
+ * default). Returns false for a signature that does not verify and for arguments of the wrong length; never throws.
+ */
+export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array, rules: Ed25519Rules = "zip215"): boolean {
   if (!(publicKey instanceof Uint8Array) || publicKey.length !== ED25519_PUBLIC_KEY_LENGTH) return false;
   if (!(signature instanceof Uint8Array) || signature.length !== ED25519_SIGNATURE_LENGTH) return false;
   if (!(message instanceof Uint8Array)) return false;
-  if (native && verifyNative(native, publicKey, message, signature)) return true;
-  return verifyEd25519Zip215(publicKey, message, signature);
+  if (native) {
+    if (verifyNative(native, publicKey, message, signature)) return true;
+    // Native "valid" implies ZIP-215 "valid" (see the top of this file); its "invalid" is final only for strict.
+    if (rules === "strict") return false;
+  }
+  return rules === "strict" ? verifyEd25519StrictJs(publicKey, message, signature) : verifyEd25519Zip215(publicKey, message, signature);
 }
 
 /** The ZIP-215 decision alone (no native fast path), for tests and comparisons. */
 export function verifyEd25519Zip215(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
   try {
     return ed.verify(signature, message, publicKey, { zip215: true });
+  } catch {
+    return false;
+  }
+}
+
+/** The pure-TypeScript strict decision used where node:crypto is missing; exposed to test it against the native one. */
+export function verifyEd25519StrictJs(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  try {
+    return ed.verify(signature, message, publicKey, { zip215: false });
   } catch {
     return false;
   }

@@ -6,3 +6,4 @@ export * from "./json.js";
 export * from "./ids.js";
 export * from "./transaction.js";
 export * from "./milestone.js";
+export * from "./complete.js";

@@ -29,7 +29,7 @@ export interface MilestoneKeyRange {
 export type MilestoneSignatureResult =
   | { valid: true }
   /** Codes: COUNT_OUT_OF_RANGE (signatures vs keys, or below the threshold), UNKNOWN_KEY, INVALID_SIGNATURE. */
-  | { valid: false; code: string; path: string; index: number; message: string };
+  | { valid: false; code: "COUNT_OUT_OF_RANGE" | "UNKNOWN_KEY" | "INVALID_SIGNATURE"; path: string; index: number; message: string };
 
 /**
  * Verifies a milestone's signatures against the keys the caller trusts (TIP-8): as many signatures as keys, at least

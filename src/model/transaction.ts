@@ -1,12 +1,12 @@
 // Building and signing a transaction payload, and checking the signature part of its semantic validation.
 // What is signed (PROTOCOL.md §4): Ed25519 over the 32-byte BLAKE2b-256 of the serialized essence, once per signer.
-import { compareBytes, equalBytes } from "../bytes/bytes.js";
+import { equalBytes } from "../bytes/bytes.js";
 import { ProtocolError } from "../bytes/errors.js";
 import { fromHex, toHex } from "../bytes/hex.js";
-import { ED25519_PUBLIC_KEY_LENGTH, ED25519_SIGNATURE_LENGTH, TRANSACTION_ID_LENGTH } from "../bytes/limits.js";
+import { ED25519_PUBLIC_KEY_LENGTH, ED25519_SEED_LENGTH, ED25519_SIGNATURE_LENGTH, TRANSACTION_ID_LENGTH } from "../bytes/limits.js";
 import { ed25519Address } from "../crypto/address.js";
 import { ed25519PublicKey, signEd25519, verifyEd25519 } from "../crypto/ed25519.js";
-import { validatePayload } from "./codec.js";
+import { sortInputs, sortOutputs, validatePayload } from "./codec.js";
 import { essenceHash } from "./ids.js";
 import type { IndexationPayload, Output, TransactionEssence, TransactionPayload, UnlockBlock, UtxoInput } from "./types.js";
 
@@ -56,27 +56,6 @@ interface Prepared {
   signers: { publicKey: Uint8Array; sign: (hash: Uint8Array) => Uint8Array | Promise<Uint8Array> }[];
 }
 
-// Serialized order of a UTXO input: type (all 0), transaction id, then the index as u16 LE (low byte first).
-function compareInputs(a: UtxoInput, b: UtxoInput): number {
-  return compareBytes(a.transactionId, b.transactionId) || (a.transactionOutputIndex & 0xff) - (b.transactionOutputIndex & 0xff) || (a.transactionOutputIndex >>> 8) - (b.transactionOutputIndex >>> 8);
-}
-
-// Serialized order of an output: type, address (type 0 + 32 bytes), then the amount as u64 LE (low byte first).
-function compareOutputs(a: Output, b: Output): number {
-  if (a.type !== b.type) return a.type - b.type;
-  const byAddress = compareBytes(a.address.address, b.address.address);
-  if (byAddress !== 0) return byAddress;
-  let x = a.amount;
-  let y = b.amount;
-  for (let i = 0; i < 8; i++) {
-    const d = (x % 256) - (y % 256);
-    if (d !== 0) return d;
-    x = Math.floor(x / 256);
-    y = Math.floor(y / 256);
-  }
-  return 0;
-}
-
 function checkKey(publicKey: unknown, path: string): Uint8Array {
   if (!(publicKey instanceof Uint8Array) || publicKey.length !== ED25519_PUBLIC_KEY_LENGTH) {
     throw new ProtocolError("INVALID_KEY", `expected a ${ED25519_PUBLIC_KEY_LENGTH}-byte Ed25519 public key`, { path });
@@ -106,7 +85,7 @@ function prepare<S extends { publicKey: Uint8Array; sign(hash: Uint8Array): unkn
     let signWith: (hash: Uint8Array) => Uint8Array | Promise<Uint8Array>;
     if ("seed" in entry) {
       const seed = entry["seed"];
-      if (!(seed instanceof Uint8Array) || seed.length !== 32) throw new ProtocolError("INVALID_KEY", "expected a 32-byte Ed25519 seed", { path: `${path}.seed` });
+      if (!(seed instanceof Uint8Array) || seed.length !== ED25519_SEED_LENGTH) throw new ProtocolError("INVALID_KEY", `expected a ${ED25519_SEED_LENGTH}-byte Ed25519 seed`, { path: `${path}.seed` });
       publicKey = ed25519PublicKey(seed);
       signWith = (hash) => signEd25519(seed, hash);
     } else if ("signer" in entry) {
@@ -124,15 +103,15 @@ function prepare<S extends { publicKey: Uint8Array; sign(hash: Uint8Array): unkn
     }
     keyed.push({ input, key: toHex(publicKey), publicKey, sign: signWith });
   }
-  keyed.sort((a, b) => compareInputs(a.input, b.input));
-  const sortedOutputs = outputs.slice().sort(compareOutputs);
-
-  const essence: TransactionEssence = { type: 0, inputs: keyed.map((k) => k.input), outputs: sortedOutputs };
+  // Canonical order is the serialized form's; each element is encoded to find its place, so a bad one is named here.
+  const byInput = new Map(keyed.map((k) => [k.input, k]));
+  const sortedKeyed = sortInputs(keyed.map((k) => k.input)).map((input) => byInput.get(input)!);
+  const essence: TransactionEssence = { type: 0, inputs: sortedKeyed.map((k) => k.input), outputs: sortOutputs(outputs) };
   if (indexation !== undefined) essence.payload = indexation;
 
   const signers: Prepared["signers"] = [];
   const seen = new Map<string, number>();
-  const signerOf = keyed.map((k) => {
+  const signerOf = sortedKeyed.map((k) => {
     let at = seen.get(k.key);
     if (at === undefined) {
       at = signers.length;
@@ -204,15 +183,14 @@ export type SignatureCheckResult =
   | { valid: true }
   | {
       valid: false;
-      /** INPUT_NOT_FOUND, ADDRESS_MISMATCH, INVALID_SIGNATURE, INVALID_REFERENCE, DUPLICATE or COUNT_OUT_OF_RANGE. */
-      code: string;
+      code: "INPUT_NOT_FOUND" | "ADDRESS_MISMATCH" | "INVALID_SIGNATURE" | "INVALID_REFERENCE" | "INVALID_KEY" | "DUPLICATE" | "COUNT_OUT_OF_RANGE";
       path: string;
       /** The input (and unlock block) position concerned. */
       index: number;
       message: string;
     };
 
-function fail(code: string, path: string, index: number, message: string): SignatureCheckResult {
+function fail(code: Extract<SignatureCheckResult, { valid: false }>["code"], path: string, index: number, message: string): SignatureCheckResult {
   return { valid: false, code, path, index, message };
 }
 

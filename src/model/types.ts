@@ -1,139 +1,54 @@
-// The typed model of a Chrysalis message (PROTOCOL.md §2): what decoders produce and encoders take.
-// Byte fields are Uint8Array, u64 fields bigint, amounts and indices number (the total supply is below 2^53).
+// The typed model of a Chrysalis message and its node REST JSON form, inferred from the declarations in objects.ts
+// (nothing here is written twice). Byte fields are Uint8Array, u64 fields bigint, amounts and indices number.
+import type * as o from "./objects.js";
+import type { Json, Model } from "./schema.js";
 
 /** A message: the unit of the Tangle. */
-export interface Message {
-  networkId: bigint;
-  /** 1 .. 8 parent message ids of 32 bytes, strictly ascending. */
-  parents: Uint8Array[];
-  payload?: Payload | undefined;
-  nonce: bigint;
-}
-
-export type Payload = TransactionPayload | MilestonePayload | IndexationPayload;
-
-export interface TransactionPayload {
-  type: 0;
-  essence: TransactionEssence;
-  unlockBlocks: UnlockBlock[];
-}
-
-export interface TransactionEssence {
-  type: 0;
-  inputs: UtxoInput[];
-  outputs: Output[];
-  payload?: IndexationPayload | undefined;
-}
-
-export interface UtxoInput {
-  type: 0;
-  /** 32-byte id of the transaction that created the output. */
-  transactionId: Uint8Array;
-  transactionOutputIndex: number;
-}
-
-export type Input = UtxoInput;
-
-export interface SigLockedSingleOutput {
-  type: 0;
-  address: Ed25519Address;
-  amount: number;
-}
-
-export interface SigLockedDustAllowanceOutput {
-  type: 1;
-  address: Ed25519Address;
-  amount: number;
-}
-
-export type Output = SigLockedSingleOutput | SigLockedDustAllowanceOutput;
-
-export interface Ed25519Address {
-  type: 0;
-  /** BLAKE2b-256 of the Ed25519 public key, 32 bytes. */
-  address: Uint8Array;
-}
-
-export type Address = Ed25519Address;
-
-export interface IndexationPayload {
-  type: 2;
-  /** 1 .. 64 bytes. */
-  index: Uint8Array;
-  /** May be empty. */
-  data: Uint8Array;
-}
-
-export interface Ed25519Signature {
-  type: 0;
-  /** 32 bytes. */
-  publicKey: Uint8Array;
-  /** 64 bytes. */
-  signature: Uint8Array;
-}
-
+export type Message = Model<typeof o.message>;
+export type Payload = Model<typeof o.messagePayload>;
+export type TransactionPayload = Model<typeof o.transactionPayload>;
+export type TransactionEssence = Model<typeof o.transactionEssence>;
+export type UtxoInput = Model<typeof o.utxoInput>;
+export type Input = Model<typeof o.input>;
+export type SigLockedSingleOutput = Model<typeof o.sigLockedSingleOutput>;
+export type SigLockedDustAllowanceOutput = Model<typeof o.sigLockedDustAllowanceOutput>;
+export type Output = Model<typeof o.output>;
+export type Ed25519Address = Model<typeof o.ed25519Address>;
+export type Address = Model<typeof o.address>;
+export type IndexationPayload = Model<typeof o.indexationPayload>;
+export type Ed25519Signature = Model<typeof o.ed25519Signature>;
 export type Signature = Ed25519Signature;
-
-export interface SignatureUnlockBlock {
-  type: 0;
-  signature: Ed25519Signature;
-}
-
-export interface ReferenceUnlockBlock {
-  type: 1;
-  /** Position of an earlier signature unlock block. */
-  reference: number;
-}
-
-export type UnlockBlock = SignatureUnlockBlock | ReferenceUnlockBlock;
-
-export interface MilestonePayload {
-  type: 1;
-  index: number;
-  /** Seconds since the Unix epoch (u64). */
-  timestamp: bigint;
-  parents: Uint8Array[];
-  /** 32 bytes. */
-  inclusionMerkleProof: Uint8Array;
-  nextPoWScore: number;
-  nextPoWScoreMilestoneIndex: number;
-  /** 32-byte Ed25519 public keys, strictly ascending. */
-  publicKeys: Uint8Array[];
-  receipt?: ReceiptPayload | undefined;
-  /** 64-byte Ed25519 signatures, one per public key in the same order. */
-  signatures: Uint8Array[];
-}
-
+export type SignatureUnlockBlock = Model<typeof o.signatureUnlockBlock>;
+export type ReferenceUnlockBlock = Model<typeof o.referenceUnlockBlock>;
+export type UnlockBlock = Model<typeof o.unlockBlock>;
+export type MilestonePayload = Model<typeof o.milestonePayload>;
 /** Receipt of migrated legacy funds, only ever inside a milestone (type 3). */
-export interface ReceiptPayload {
-  type: 3;
-  migratedAt: number;
-  final: boolean;
-  funds: MigratedFundsEntry[];
-  transaction: TreasuryTransactionPayload;
-}
-
-export interface MigratedFundsEntry {
-  /** 49-byte legacy tail transaction hash (243 trytes packed t5b1). */
-  tailTransactionHash: Uint8Array;
-  address: Ed25519Address;
-  deposit: number;
-}
-
+export type ReceiptPayload = Model<typeof o.receiptPayload>;
+export type MigratedFundsEntry = Model<typeof o.migratedFundsEntry>;
 /** Treasury transaction, only inside a receipt (type 4). */
-export interface TreasuryTransactionPayload {
-  type: 4;
-  input: TreasuryInput;
-  output: TreasuryOutput;
-}
+export type TreasuryTransactionPayload = Model<typeof o.treasuryTransactionPayload>;
+export type TreasuryInput = Model<typeof o.treasuryInput>;
+export type TreasuryOutput = Model<typeof o.treasuryOutput>;
 
-export interface TreasuryInput {
-  type: 1;
-  /** 32-byte milestone id. */
-  milestoneId: Uint8Array;
-}
+/** The node REST JSON of a message, as messageToJson writes it (u64 as decimal strings, bytes as lowercase hex). */
+export type MessageJson = Json<typeof o.message>;
+export type PayloadJson = Json<typeof o.messagePayload>;
+export type TransactionPayloadJson = Json<typeof o.transactionPayload>;
+export type TransactionEssenceJson = Json<typeof o.transactionEssence>;
+export type UtxoInputJson = Json<typeof o.utxoInput>;
+export type SigLockedSingleOutputJson = Json<typeof o.sigLockedSingleOutput>;
+export type SigLockedDustAllowanceOutputJson = Json<typeof o.sigLockedDustAllowanceOutput>;
+export type OutputJson = Json<typeof o.output>;
+export type Ed25519AddressJson = Json<typeof o.ed25519Address>;
+export type IndexationPayloadJson = Json<typeof o.indexationPayload>;
+export type Ed25519SignatureJson = Json<typeof o.ed25519Signature>;
+export type SignatureUnlockBlockJson = Json<typeof o.signatureUnlockBlock>;
+export type ReferenceUnlockBlockJson = Json<typeof o.referenceUnlockBlock>;
+export type UnlockBlockJson = Json<typeof o.unlockBlock>;
+export type MilestonePayloadJson = Json<typeof o.milestonePayload>;
+export type ReceiptPayloadJson = Json<typeof o.receiptPayload>;
+export type MigratedFundsEntryJson = Json<typeof o.migratedFundsEntry>;
+export type TreasuryTransactionPayloadJson = Json<typeof o.treasuryTransactionPayload>;
 
-export interface TreasuryOutput {
-  type: 2;
-  amount: number;
-}
+/** A message as submitted to a node: networkId, parents and nonce may be left for the node (or client) to fill. */
+export type PartialMessage = { [K in keyof Message]?: Message[K] | undefined };

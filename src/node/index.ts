@@ -21,6 +21,9 @@ export {
 export {
   createNode,
   NODE_VERSION,
+  MAX_MILESTONE_AGE_SECONDS,
+  type MilestoneDraft,
+  type ConfirmedMessage,
   type ChrysalisNode,
   type NodeOptions,
   type NodeInfo,
@@ -32,7 +35,11 @@ export {
   type SubmitResult,
 } from "./pipeline.js";
 export { createGatewayNode, type GatewayOptions } from "./gateway.js";
-export { createHandler, errorResponse, readBody, DEFAULT_MAX_JSON_BYTES, type Handler, type HandlerOptions, type ProveOwnershipService, type RequestContext, type EdgeGate } from "./http/index.js";
+export { createCoordinator, merkleRoot, DEFAULT_MILESTONE_INTERVAL_MS, type Coordinator, type CoordinatorOptions } from "./coordinator.js";
+export { createMqttBridge, MQTT_PATH, DEFAULT_MQTT_HEARTBEAT_MS, type MqttBridge, type MqttBridgeOptions } from "./mqtt.js";
+export { promotionAdvice, isBelowMaxDepth, currentConeRoots, type PromotionAdvice } from "./cone.js";
+export { messageMetadataJson, outputResponseJson, milestoneJson, type MessageMetadataJson, type OutputResponseJson, type MilestoneJson } from "./shapes.js";
+export { createHandler, errorResponse, readBody, DEFAULT_MAX_JSON_BYTES, MAX_RESULTS, TIPS_ANSWERED, type Handler, type HandlerOptions, type ProveOwnershipService, type RequestContext, type EdgeGate } from "./http/index.js";
 export { serve, type ServeOptions, type RunningServer } from "./server.js";
 export { PowQueue, type PowQueueOptions, type PowQueueStats } from "./pow-queue.js";
 export {

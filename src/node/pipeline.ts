@@ -1,18 +1,31 @@
 // The submission pipeline of a node: take a message as JSON (partial allowed), a model or raw bytes, fill what is
 // missing (networkId, parents from the tips, nonce by PoW), run every rule, and store it with its ledger effects in one
 // atomic write of the store (store/contract.ts). Nothing is stored on rejection; what is stored is announced as an event.
-import { compareBytes } from "../bytes/bytes.js";
 import { ProtocolError } from "../bytes/errors.js";
 import { fromHex, toHex } from "../bytes/hex.js";
-import { BELOW_MAX_DEPTH, MAX_PARENTS } from "../bytes/limits.js";
+import { BELOW_MAX_DEPTH, DEVNET_MIN_POW_SCORE, DEVNET_NAME, MAINNET_HRP, MAINNET_MIN_POW_SCORE, MAINNET_NAME, MAX_PARENTS, NONCE_LENGTH, TESTNET_HRP } from "../bytes/limits.js";
 import { decodeMessage, encodeMessage } from "../model/codec.js";
+import { completeMessage } from "../model/complete.js";
 import { messageId, networkId as networkIdOf, transactionId } from "../model/ids.js";
-import { jsonPath, partialMessageFromJson, type NodeInfoJson, type PartialMessage } from "../model/json.js";
-import type { Message } from "../model/types.js";
+import { partialMessageFromJson, type NodeInfoJson, type PartialMessage } from "../model/json.js";
+import type { Message, MilestonePayload } from "../model/types.js";
+import { isBelowMaxDepth, rootsPassedOn } from "./cone.js";
 import { createMiner, powDigest, powScore, searchNonce, targetZeros, type Miner } from "../pow/index.js";
 import { abortError, isAbortError, NodeError } from "./errors.js";
 import { checkLedgerState, checkSpend, ledgerMutation, ledgerOutput, EMPTY_BALANCE, type MemoryLedger } from "./ledger.js";
-import type { ConeRoots, GenesisOutput, LedgerMutation, MessageMetadata, NodeStore, StoredMessage, StoreOpenResult } from "./store/contract.js";
+import type {
+  ConeRoots,
+  GenesisOutput,
+  LedgerMutation,
+  MessageMetadata,
+  MilestoneApplication,
+  MilestoneRecord,
+  NodeStore,
+  OutputRecord,
+  ReferencedMessage,
+  StoredMessage,
+  StoreOpenResult,
+} from "./store/contract.js";
 import { MemoryStore } from "./store/memory.js";
 import { PowQueue } from "./pow-queue.js";
 
@@ -47,14 +60,50 @@ export interface NodeOptions {
   /** Whether parents must be known and above max depth (Hornet's solidity check). Default true; a gateway whose
    * upstream checks them passes false. */
   checkSolidity?: boolean;
-  /** `false` disables PoW on the node (a submission without a nonce then answers 503 naming `nonce`). */
+  /** `false` disables PoW for submitters: a submission that leaves parents or a nonce to the node then answers 400, as
+   * Hornet does (the coordinator still mines its milestones on the node's miner). */
   pow?: false | PowOptions;
   /** Node name reported by /api/v1/info. */
   name?: string;
 }
 
-/** What GET /api/v1/info reports (the node API's shape, defined with the other REST JSON in model/json.ts). */
-export type NodeInfo = NodeInfoJson;
+/** What GET /api/v1/info reports: the base shape (model/json.ts) plus Hornet's milestone and rate fields. */
+export interface NodeInfo extends NodeInfoJson {
+  /** Messages stored per second over the last milestone interval this process issued (0 before two milestones). */
+  messagesPerSecond?: number;
+  /** Messages referenced per second over that interval. */
+  referencedMessagesPerSecond?: number;
+  /** referencedMessagesPerSecond / messagesPerSecond × 100. */
+  referencedRate?: number;
+  /** Unix seconds of the latest milestone, 0 when there is none. */
+  latestMilestoneTimestamp?: number;
+  latestMilestoneIndex?: number;
+  /** The same as latestMilestoneIndex: the node issues or reads its milestones, it never lags behind them. */
+  confirmedMilestoneIndex?: number;
+  /** Nothing is pruned: 0. */
+  pruningIndex?: number;
+}
+
+/** Hornet's maxAllowedMilestoneAge: a node whose latest milestone is older is not healthy. */
+export const MAX_MILESTONE_AGE_SECONDS = 5 * 60;
+
+/** A milestone the coordinator built: its message (nonce left for the node to mine) and what confirming it does. */
+export interface MilestoneDraft {
+  /** The milestone message: networkId, parents and the signed milestone payload; the nonce is mined by the node. */
+  readonly message: Message & { payload: MilestonePayload };
+  /** Unix seconds, the payload's timestamp. */
+  readonly timestamp: number;
+  /** The past cone it references, in confirmation order (the milestone message itself is added by the node). */
+  readonly cone: readonly ConfirmedMessage[];
+  readonly createdOutputs: readonly string[];
+  readonly consumedOutputs: readonly string[];
+}
+
+/** One message a milestone references: what is stored, its metadata before, and the state the milestone gives it. */
+export interface ConfirmedMessage extends ReferencedMessage {
+  readonly stored: StoredMessage;
+  readonly metadata: MessageMetadata;
+}
 
 export interface SubmitOptions {
   /** Aborting (the client went away) cancels the PoW job when nobody else waits for it; nothing is stored. */
@@ -73,8 +122,22 @@ export interface SubmitResult {
   stored: boolean;
 }
 
-/** What the node announces after the store accepted it (the MQTT bridge, metrics and tests listen). */
-export type NodeEvent = { readonly type: "message"; readonly stored: StoredMessage; readonly metadata: MessageMetadata };
+/**
+ * What the node announces after the store accepted it (the MQTT bridge, metrics and tests listen). A milestone's events
+ * come after its one atomic write, in this order: its message, every message it references, every output it books or
+ * spends, every transaction it includes, then the milestone itself.
+ */
+export type NodeEvent =
+  /** A message was stored (solid). */
+  | { readonly type: "message"; readonly stored: StoredMessage; readonly metadata: MessageMetadata }
+  /** A milestone referenced a message: its metadata now carries the milestone index and inclusion state. */
+  | { readonly type: "referenced"; readonly stored: StoredMessage; readonly metadata: MessageMetadata }
+  /** A milestone confirmed the transaction that created this output, or the one that spent it (`output.spent`). */
+  | { readonly type: "output"; readonly output: OutputRecord; readonly milestoneIndex: number }
+  /** A milestone included this transaction (in the message `stored`). */
+  | { readonly type: "transaction"; readonly transactionId: string; readonly stored: StoredMessage; readonly milestoneIndex: number }
+  /** A milestone was stored and confirmed; `payload` carries its receipt, if any. */
+  | { readonly type: "milestone"; readonly milestone: MilestoneRecord; readonly payload: MilestonePayload };
 
 export type NodeEventListener = (event: NodeEvent) => void;
 
@@ -110,7 +173,15 @@ export interface ChrysalisNode {
   submitModel(partial: PartialMessage, options?: SubmitOptions): Promise<SubmitResult>;
   getMessage(id: string): Promise<StoredMessage | undefined>;
   getMetadata(id: string): Promise<MessageMetadata | undefined>;
-  tips(): Promise<string[]>;
+  /** Up to `max` (default 8) tips that are not below max depth, sorted and unique: what parents are filled with. */
+  tips(max?: number): Promise<string[]>;
+  /** /api/v1/info with the milestone fields read from the store now. */
+  nodeInfo(): Promise<NodeInfo>;
+  /** Hornet's health rule for a node without peers: a latest milestone under MAX_MILESTONE_AGE_SECONDS old. */
+  health(): Promise<boolean>;
+  /** Mines, stores and confirms the coordinator's milestone in one atomic write, then announces it. Rejects with the
+   * store's MILESTONE_CONFLICT when another instance issued this index first (nothing is written then). */
+  issueMilestone(draft: MilestoneDraft, options?: SubmitOptions): Promise<MilestoneRecord>;
   stats(): NodeStats;
   /** Refuses new submissions and answers every one waiting for PoW with 503 SHUTTING_DOWN (Retry-After); a graceful
    * shutdown calls it once the grace period is over, so that work which cannot finish is still answered. */
@@ -130,9 +201,9 @@ function shuttingDown(): NodeError {
 
 /** Creates a node: the submission pipeline over a store, an optional ledger and a shared miner pool. */
 export function createNode(options: NodeOptions = {}): ChrysalisNode {
-  const network = options.network ?? "chrysalis-devnet";
+  const network = options.network ?? DEVNET_NAME;
   const ownNetworkId = networkIdOf(network);
-  const minPoWScore = options.minPoWScore ?? (network === "chrysalis-devnet" ? 2000 : 4000);
+  const minPoWScore = options.minPoWScore ?? (network === DEVNET_NAME ? DEVNET_MIN_POW_SCORE : MAINNET_MIN_POW_SCORE);
   if (!Number.isFinite(minPoWScore) || minPoWScore < 0) throw new ProtocolError("INVALID_ARGUMENT", "minPoWScore must be a number ≥ 0", { path: "minPoWScore" });
   const store: NodeStore = options.store ?? new MemoryStore();
   const genesis = options.genesis ?? options.ledger?.genesis();
@@ -156,7 +227,7 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     version: NODE_VERSION,
     isHealthy: true,
     networkId: network,
-    bech32HRP: options.bech32Hrp ?? (network === "chrysalis-mainnet" ? "iota" : "atoi"),
+    bech32HRP: options.bech32Hrp ?? (network === MAINNET_NAME ? MAINNET_HRP : TESTNET_HRP),
     minPoWScore,
     features: powOptions === undefined ? [] : ["PoW"],
   };
@@ -166,6 +237,9 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     maxPerRequester: Math.max(1, powOptions?.maxPerRequester ?? 4),
     run: (bytes, signal) => getMiner().mine(bytes, { minScore: minPoWScore, signal }).catch(minerFailure),
   });
+  // For /info's rates: messages this process stored since the milestone it issued last, and that milestone's figures.
+  let storedSinceMilestone = 0;
+  let rates = { messagesPerSecond: 0, referencedMessagesPerSecond: 0, referencedRate: 0 };
   let miner: Miner | undefined = powOptions?.miner;
   const ownsMiner = miner === undefined;
   let closed = false;
@@ -191,12 +265,22 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     throw new NodeError("POW_FAILED", `the node could not mine this message: ${(error as Error).message}`, { path: "nonce", cause: error });
   }
 
-  async function parentsFromTips(): Promise<Uint8Array[]> {
-    const ids = await store.tips(MAX_PARENTS);
-    const parents = ids.map((id, i) => fromHex(id, `tips[${i}]`, 32)).sort(compareBytes);
-    const unique = parents.filter((p, i) => i === 0 || compareBytes(parents[i - 1]!, p) !== 0);
-    if (unique.length === 0) throw new NodeError("CANNOT_FILL", "the node has no tips to fill parentMessageIds with; send parentMessageIds", { path: "parentMessageIds" });
-    return unique;
+  // Tips whose cone fell below max depth are passed over (Hornet's tip selection drops them too): a message attached to
+  // one would be refused. A few more than wanted are drawn so that some old ones do not starve the choice.
+  async function selectTips(max: number): Promise<string[]> {
+    // A gateway's upstream checks solidity and depth itself, and its own tip selection already dropped lazy tips.
+    if (!checkSolidity) return [...new Set(await store.tips(max))].sort();
+    const drawn = await store.tips(max * 4);
+    const confirmed = (await store.latestMilestone())?.index ?? 0;
+    const fresh: string[] = [];
+    for (const id of drawn) {
+      if (fresh.length >= max) break;
+      const entryPoint = store.entryPoints.get(id);
+      const metadata = entryPoint === undefined ? await store.metadata(id) : undefined;
+      const oldest = entryPoint ?? (metadata === undefined ? undefined : rootsPassedOn(metadata).oldest);
+      if (oldest !== undefined && !isBelowMaxDepth(oldest, confirmed)) fresh.push(id);
+    }
+    return [...new Set(fresh)].sort();
   }
 
   function checkNetwork(id: bigint): void {
@@ -209,7 +293,7 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
   // the target number of trailing zeros"), about 7× cheaper than the scalar powScore; the score is computed only to
   // word the refusal.
   function checkPow(bytes: Uint8Array): void {
-    const nonce = new DataView(bytes.buffer, bytes.byteOffset, bytes.length).getBigUint64(bytes.length - 8, true);
+    const nonce = new DataView(bytes.buffer, bytes.byteOffset, bytes.length).getBigUint64(bytes.length - NONCE_LENGTH, true);
     if (searchNonce(powDigest(bytes), targetZeros(bytes.length, minPoWScore), nonce, 1n) !== undefined) return;
     const score = powScore(bytes);
     if (score < minPoWScore) {
@@ -232,14 +316,13 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
       let roots: ConeRoots;
       if (entryPoint !== undefined) roots = { oldest: entryPoint, youngest: entryPoint };
       else if (m === undefined) throw new NodeError("PARENT_NOT_SOLID", `parent ${ids[i]} is unknown to this node`, { path: `parentMessageIds[${i}]` });
-      else if (m.referencedByMilestoneIndex !== undefined) roots = { oldest: m.referencedByMilestoneIndex, youngest: m.referencedByMilestoneIndex };
-      else roots = m.coneRoots;
+      else roots = rootsPassedOn(m);
       oldest = Math.min(oldest, roots.oldest);
       youngest = Math.max(youngest, roots.youngest);
     }
     const confirmed = (await store.latestMilestone())?.index ?? 0;
-    if (confirmed - oldest > BELOW_MAX_DEPTH) {
-      throw new NodeError("BELOW_MAX_DEPTH", `a parent's past cone was confirmed ${confirmed - oldest} milestones ago (at most ${BELOW_MAX_DEPTH}): attach to newer tips`, { path: "parentMessageIds" });
+    if (isBelowMaxDepth(oldest, confirmed)) {
+      throw new NodeError("BELOW_MAX_DEPTH", `a parent's past cone was confirmed ${confirmed - oldest} milestones ago: attach to newer tips`, { path: "parentMessageIds" });
     }
     return { oldest: oldest === Infinity ? 0 : oldest, youngest };
   }
@@ -257,6 +340,9 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     for (const o of payload.essence.outputs) addresses.set(toHex(o.address.address), o.address.address);
     for (const r of records) if (r !== undefined) addresses.set(toHex(r.output.address.address), r.output.address.address);
     const balances = new Map(await Promise.all([...addresses].map(async ([key, address]) => [key, await store.addressBalance(address)] as const)));
+    // The same transaction in a new message (iota.js `reattach` of an unreferenced one): its effects are in the ledger
+    // already, so the message is stored without a second mutation and the coordinator includes the transaction once.
+    if (records.length > 0 && records.every((r) => r?.spent?.transactionId === mutation.transactionId)) return undefined;
     const { consumed } = checkLedgerState(mutation, records.map(ledgerOutput), (key) => balances.get(key) ?? EMPTY_BALANCE);
     checkSpend(payload, consumed);
     return mutation;
@@ -277,7 +363,7 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     if (mineNonce) {
       options.admitPow?.();
       const nonce = await mine(bytes, options);
-      new DataView(bytes.buffer, bytes.byteOffset, bytes.length).setBigUint64(bytes.length - 8, nonce, true);
+      new DataView(bytes.buffer, bytes.byteOffset, bytes.length).setBigUint64(bytes.length - NONCE_LENGTH, nonce, true);
       message.nonce = nonce;
       checkPow(bytes);
     }
@@ -285,44 +371,145 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     const id = messageId(bytes);
     const arrivalTime = Date.now();
     const { stored } = await store.accept({ id, bytes, message, arrivalTime, coneRoots, ledger: mutation });
-    if (stored) emit({ type: "message", stored: { id, bytes, message }, metadata: { arrivalTime, solid: true, coneRoots } });
+    if (stored) {
+      storedSinceMilestone++;
+      emit({ type: "message", stored: { id, bytes, message }, metadata: { arrivalTime, solid: true, coneRoots } });
+    }
     return { messageId: id, message, bytes, stored };
+  }
+
+  // Only the node's coordinator issues milestones (issueMilestone); one from a submitter is refused before any work.
+  function refuseMilestone(payload: Message["payload"]): void {
+    if (payload?.type === 1) throw new NodeError("MILESTONE_REFUSED", "this node takes milestones from its own coordinator only", { path: "payload" });
+  }
+
+  // The PoW score of the message as it stands, nonce included (Hornet keeps a nonce of 0 that already meets it).
+  function meetsPow(bytes: Uint8Array): boolean {
+    try {
+      checkPow(bytes);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   async function fromPartial(partial: PartialMessage, options: SubmitOptions): Promise<SubmitResult> {
     if (closed) throw shuttingDown();
-    const hasNonce = partial.nonce !== undefined && partial.nonce !== 0n;
-    const hasNetwork = partial.networkId !== undefined && partial.networkId !== 0n;
-    if (hasNonce && !hasNetwork) {
-      throw new NodeError("NONCE_WITHOUT_NETWORK_ID", "a message with a nonce must carry its networkId: the PoW could not have covered the right bytes", { path: "networkId" });
-    }
-    if (hasNetwork) checkNetwork(partial.networkId!);
-    if (!hasNonce && powOptions === undefined) throw new NodeError("CANNOT_FILL", "PoW is disabled on this node; send a nonce", { path: "nonce" });
+    refuseMilestone(partial.payload);
     await ready();
-    const parents = partial.parents !== undefined && partial.parents.length > 0 ? partial.parents : await parentsFromTips();
-    const message: Message = { networkId: ownNetworkId, parents, nonce: hasNonce ? partial.nonce! : 0n };
-    if (partial.payload !== undefined) message.payload = partial.payload;
-    let bytes: Uint8Array;
-    try {
-      bytes = encodeMessage(message);
-    } catch (error) {
-      // The codec names model fields (`parents`); a submitter wrote JSON (`parentMessageIds`).
-      if (error instanceof ProtocolError && error.path !== undefined && jsonPath(error.path) !== error.path) {
-        throw new ProtocolError(error.code, error.message.replace(/ \(at [^)]*\)$/, ""), { path: jsonPath(error.path), cause: error });
-      }
-      throw error;
-    }
+    // Filled by the rules the client shares (model/complete.ts), which check the network and nonce first, as Hornet does.
+    const tips = (): Promise<string[]> => {
+      // Hornet (since 1.2.2) refuses to pick parents it could not then mine for.
+      if (powOptions === undefined) throw new NodeError("POW_DISABLED", "no parents given and the node's PoW is disabled", { path: "parentMessageIds" });
+      return selectTips(MAX_PARENTS);
+    };
+    const filler = { networkId: () => ownNetworkId, checkNetworkId: checkNetwork, tips };
+    const { message, bytes, needsNonce } = await completeMessage(partial, filler, (code, text, path) => new NodeError(code, text, { path }));
+    const hasNonce = !needsNonce;
     if (hasNonce) checkPow(bytes);
-    return process(message, bytes, !hasNonce, options);
+    else if (powOptions === undefined && !meetsPow(bytes)) {
+      throw new NodeError("POW_DISABLED", "proof of work is not enabled on this node; send a nonce", { path: "nonce" });
+    }
+    return process(message, bytes, !hasNonce && powOptions !== undefined, options);
   }
 
   async function fromBytes(input: Uint8Array, options: SubmitOptions): Promise<SubmitResult> {
     if (closed) throw shuttingDown();
-    const message = decodeMessage(input);
+    const { message, parentsMissing } = decodeSubmitted(input);
+    // Hornet fills raw bodies as it fills JSON: a zero networkId, no parents or a zero nonce are left to the node.
+    if (parentsMissing || message.networkId === 0n || message.nonce === 0n) {
+      const partial: PartialMessage = { payload: message.payload, nonce: message.nonce };
+      if (message.networkId !== 0n) partial.networkId = message.networkId;
+      if (!parentsMissing) partial.parents = message.parents;
+      return fromPartial(partial, options);
+    }
     checkNetwork(message.networkId);
+    refuseMilestone(message.payload);
     const bytes = input.slice();
     checkPow(bytes);
     return process(message, bytes, false, options);
+  }
+
+  async function issueMilestone(draft: MilestoneDraft, signal: AbortSignal | undefined): Promise<MilestoneRecord> {
+    if (closed) throw shuttingDown();
+    await ready();
+    const { message } = draft;
+    const coneRoots = checkSolidity ? await coneRootsOf(message.parents) : { oldest: 0, youngest: 0 };
+    const bytes = encodeMessage({ ...message, nonce: 0n });
+    // The coordinator is one requester of the fair queue like any other.
+    const nonce = await mine(bytes, { signal, requester: "coordinator" });
+    new DataView(bytes.buffer, bytes.byteOffset, bytes.length).setBigUint64(bytes.length - 8, nonce, true);
+    const stored: StoredMessage = { id: messageId(bytes), bytes, message: { ...message, nonce } };
+    const index = message.payload.index;
+    const previous = await store.latestMilestone();
+    const application: MilestoneApplication = {
+      index,
+      messageId: stored.id,
+      timestamp: draft.timestamp,
+      referenced: [...draft.cone.map(({ messageId: id, ledgerInclusionState, conflictReason }) => ({ messageId: id, ledgerInclusionState, conflictReason })), { messageId: stored.id, ledgerInclusionState: "noTransaction" }],
+      createdOutputs: draft.createdOutputs,
+      consumedOutputs: draft.consumedOutputs,
+    };
+    const arrivalTime = Date.now();
+    // Another instance sharing the store may have built the very same milestone (same key, tips and second): then its
+    // message is stored already and this one was not written: the same outcome as losing the index.
+    const { stored: written } = await store.accept({ ...stored, arrivalTime, coneRoots, milestone: application });
+    if (!written) throw new NodeError("MILESTONE_CONFLICT", `milestone ${index} was issued by another instance`);
+    storedSinceMilestone++;
+    const record: MilestoneRecord = { index, messageId: stored.id, timestamp: draft.timestamp };
+    if (previous !== undefined && draft.timestamp > previous.timestamp) {
+      const seconds = draft.timestamp - previous.timestamp;
+      const referenced = application.referenced.length;
+      rates = {
+        messagesPerSecond: storedSinceMilestone / seconds,
+        referencedMessagesPerSecond: referenced / seconds,
+        referencedRate: storedSinceMilestone > 0 ? (referenced / storedSinceMilestone) * 100 : 0,
+      };
+    }
+    storedSinceMilestone = 0;
+    await announceMilestone(draft, stored, { arrivalTime, solid: true, coneRoots }, record);
+    return record;
+  }
+
+  // The events of a confirmed milestone, from what the write stored (outputs are read back: the store booked them).
+  async function announceMilestone(draft: MilestoneDraft, stored: StoredMessage, metadata: MessageMetadata, record: MilestoneRecord): Promise<void> {
+    const index = record.index;
+    emit({ type: "message", stored, metadata });
+    const confirmed = (m: MessageMetadata, state: ReferencedMessage): MessageMetadata => ({
+      ...m,
+      referencedByMilestoneIndex: index,
+      ledgerInclusionState: state.ledgerInclusionState,
+      conflictReason: state.conflictReason,
+    });
+    for (const c of draft.cone) emit({ type: "referenced", stored: c.stored, metadata: confirmed(c.metadata, c) });
+    emit({ type: "referenced", stored, metadata: { ...confirmed(metadata, { messageId: stored.id, ledgerInclusionState: "noTransaction" }), milestoneIndex: index } });
+    if (listeners.size === 0) return;
+    const outputs = await Promise.all([...draft.createdOutputs, ...draft.consumedOutputs].map((id) => store.output(id).catch(() => undefined)));
+    for (const output of outputs) if (output !== undefined) emit({ type: "output", output, milestoneIndex: index });
+    for (const c of draft.cone) {
+      const payload = c.stored.message.payload;
+      if (c.ledgerInclusionState === "included" && payload?.type === 0) emit({ type: "transaction", transactionId: transactionId(payload), stored: c.stored, milestoneIndex: index });
+    }
+    emit({ type: "milestone", milestone: record, payload: draft.message.payload });
+  }
+
+  async function nodeInfo(): Promise<NodeInfo> {
+    await ready();
+    const latest = await store.latestMilestone();
+    return {
+      ...info,
+      isHealthy: isHealthy(latest),
+      ...rates,
+      latestMilestoneTimestamp: latest?.timestamp ?? 0,
+      latestMilestoneIndex: latest?.index ?? 0,
+      confirmedMilestoneIndex: latest?.index ?? 0,
+      pruningIndex: 0,
+      features: [...info.features],
+    };
+  }
+
+  function isHealthy(latest: MilestoneRecord | undefined): boolean {
+    return latest !== undefined && Date.now() / 1000 - latest.timestamp < MAX_MILESTONE_AGE_SECONDS;
   }
 
   async function counted(work: Promise<SubmitResult>): Promise<SubmitResult> {
@@ -360,9 +547,17 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
       await ready();
       return store.metadata(id);
     },
-    async tips(): Promise<string[]> {
+    async tips(max = MAX_PARENTS): Promise<string[]> {
       await ready();
-      return store.tips(MAX_PARENTS);
+      return selectTips(max);
+    },
+    nodeInfo,
+    async health(): Promise<boolean> {
+      await ready();
+      return isHealthy(await store.latestMilestone());
+    },
+    issueMilestone(draft: MilestoneDraft, submitOptions: SubmitOptions = {}): Promise<MilestoneRecord> {
+      return issueMilestone(draft, submitOptions.signal);
     },
     stats(): NodeStats {
       const q = powQueue.stats();
@@ -379,4 +574,29 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
       await store.close();
     },
   };
+}
+
+/**
+ * decodeMessage, except that a message with no parents (left for the node to fill, as Hornet allows in raw bodies) is
+ * read too: the parent count is the byte after the 8-byte networkId, so one placeholder parent is put in for the codec to
+ * check everything else with its own rules, and taken out again. Error offsets are those of the bytes given.
+ */
+function decodeSubmitted(bytes: Uint8Array): { message: Message; parentsMissing: boolean } {
+  const COUNT_AT = 8;
+  if (bytes.length <= COUNT_AT || bytes[COUNT_AT] !== 0) return { message: decodeMessage(bytes), parentsMissing: false };
+  const padded = new Uint8Array(bytes.length + 32);
+  padded.set(bytes.subarray(0, COUNT_AT));
+  padded[COUNT_AT] = 1;
+  padded.set(bytes.subarray(COUNT_AT + 1), COUNT_AT + 1 + 32);
+  try {
+    const message = decodeMessage(padded);
+    message.parents = [];
+    return { message, parentsMissing: true };
+  } catch (error) {
+    if (error instanceof ProtocolError && error.offset !== undefined) {
+      const offset = error.offset > COUNT_AT ? Math.max(COUNT_AT + 1, error.offset - 32) : error.offset;
+      throw new ProtocolError(error.code, error.message.replace(/ \([^)]*\)$/, ""), { path: error.path, offset, cause: error });
+    }
+    throw error;
+  }
 }

@@ -9,7 +9,7 @@
 // Every request that reached the handler gets an HTTP answer; no connection is reset while it waits.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Server as NetServer, type AddressInfo, type Socket } from "node:net";
-import { Readable } from "node:stream";
+import { Readable, type Duplex } from "node:stream";
 import { createEdge, type Edge } from "./edge/index.js";
 import type { Handler, RequestContext } from "./http/index.js";
 import { Answer, routerAnswers, type Reply } from "./http/router.js";
@@ -28,6 +28,9 @@ export interface ServeOptions {
   onGraceExpired?: () => void;
   /** Run after the server stopped accepting and every connection closed (e.g. node.close() to stop workers, close the store). */
   onClose?: () => Promise<void> | void;
+  /** Takes HTTP upgrade requests (the MQTT bridge's WebSocket at /mqtt); without it upgrades are refused. Upgraded
+   * connections still open at close() are destroyed after in-flight requests end. */
+  onUpgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
 
 export interface RunningServer {
@@ -279,6 +282,16 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
     setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
   });
 
+  const upgraded = new Set<Duplex>();
+  const onUpgrade = options.onUpgrade;
+  if (onUpgrade !== undefined) {
+    server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      upgraded.add(socket);
+      socket.once("close", () => upgraded.delete(socket));
+      onUpgrade(req, socket, head);
+    });
+  }
+
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, host, () => {
@@ -323,6 +336,7 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
         idle = undefined;
         server.closeIdleConnections();
         server.closeAllConnections();
+        for (const socket of upgraded) socket.destroy();
         server.close(); // http.Server's own: stops its deadline checks (the listener is closed already)
         await stopped;
         await options.onClose?.();

@@ -3,6 +3,7 @@
 // The upstream keeps the ledger and milestones; this gateway's own prove-ownership state stays in its memory.
 import { ProtocolError } from "../bytes/errors.js";
 import { toHex } from "../bytes/hex.js";
+import { TESTNET_HRP } from "../bytes/limits.js";
 import { decodeMessage } from "../model/codec.js";
 import { NodeError } from "./errors.js";
 import type { NodeInfo } from "./pipeline.js";
@@ -212,6 +213,15 @@ export class UpstreamStore implements NodeStore {
     return this.#local.sweep(now);
   }
 
+  /** Relays a read to the upstream as it is (path and query): its status, content type and body (size-limited). */
+  async forward(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const accept = request.headers.get("accept");
+    const { status, body, contentType } = await this.#request(`${url.pathname}${url.search}`, { method: "GET", headers: accept === null ? {} : { accept } });
+    const headers: Record<string, string> = contentType === "" ? {} : { "content-type": contentType };
+    return new Response(status === 204 || status === 304 || body.length === 0 ? null : (body as Uint8Array<ArrayBuffer>), { status, headers });
+  }
+
   /** The upstream's /api/v1/info `data` (network name in `networkId`, `bech32HRP`, `minPoWScore`). */
   async info(): Promise<NodeInfo> {
     const data = dataField(await this.#json("/api/v1/info"), undefined) as Partial<NodeInfo> | undefined;
@@ -223,7 +233,7 @@ export class UpstreamStore implements NodeStore {
       version: typeof data.version === "string" ? data.version : "",
       isHealthy: data.isHealthy !== false,
       networkId: data.networkId,
-      bech32HRP: typeof data.bech32HRP === "string" ? data.bech32HRP : "atoi",
+      bech32HRP: typeof data.bech32HRP === "string" ? data.bech32HRP : TESTNET_HRP,
       minPoWScore: data.minPoWScore,
       features: Array.isArray(data.features) ? data.features.filter((f): f is string => typeof f === "string") : [],
     };

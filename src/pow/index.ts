@@ -17,6 +17,7 @@ export {
   type MinerStats,
   type MinerKernel,
 } from "./miner.js";
+export type { PowErrorCode } from "./errors.js";
 export { createJsKernel, type JsKernel } from "./kernel-js.js";
 // The fallback warnings (also exported by the package root), here too for code that imports only chrysalis-core/pow.
 export { warnings, ChrysalisWarningEvent, type FallbackComponent } from "../crypto/fallback.js";

@@ -1,6 +1,7 @@
 // Loads the bitsliced Curl-P-81 WASM kernels (assembly/*.ts, embedded as base64: nothing is fetched) and searches nonces.
 // SIMD (128 lanes) where the engine validates a v128 module, else the 64-lane portable build; compiled once per process.
 import { ProtocolError, assertBytes, assertInteger } from "../bytes/errors.js";
+import type {} from "./errors.js";
 import { PORTABLE_KERNEL, SIMD_KERNEL } from "./kernel-wasm.generated.js";
 import { CURL_HASH_TRITS } from "./curl.js";
 import { MAX_TRAILING_ZEROS, POW_DIGEST_LENGTH, toNonce } from "./score.js";

@@ -1,7 +1,8 @@
 // The parallel miner: one compiled kernel, a pool of worker threads (Node) or Web Workers (browsers) that keep
 // their kernel instance between jobs; jobs queue, each spreads over every worker; the first solution wins.
 // Where WebAssembly is refused (CSP without 'wasm-unsafe-eval', node --jitless) the workers run the JavaScript kernel.
-import { ProtocolError, assertInteger } from "../bytes/errors.js";
+import { ProtocolError, abortError, assertInteger } from "../bytes/errors.js";
+import type {} from "./errors.js";
 import { warnFallback } from "../crypto/fallback.js";
 import { nodeBuiltin } from "../crypto/native.js";
 import { Kernel, type KernelFlavor, defaultFlavor, kernelModule } from "./kernel.js";
@@ -186,10 +187,8 @@ async function platform(workerUrl: string | URL | undefined): Promise<Platform> 
   return { spawn, parallelism: Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1), startFailure, retryStart: false };
 }
 
-/** Rejection for an aborted job: a DOMException named AbortError, as fetch() and friends raise. */
-export function abortError(): DOMException {
-  return new DOMException("proof of work aborted", "AbortError");
-}
+// An aborted job rejects with the library's one abortError (a DOMException named AbortError, as fetch() raises).
+export { abortError };
 
 // ---- the pool -------------------------------------------------------------------------------------------------
 

@@ -73,15 +73,6 @@ function nodeResults(): ReturnType<ChrysalisTestApi["vectors"]> {
   };
 }
 
-/**
- * The violations the codec's run-time code generation probe (`new Function` in src/model/generate.ts) raises while
- * that probe exists; the schema issue (#13) removes it, and from then on this allows nothing.
- */
-function allowedViolation(v: Violation): boolean {
-  const probeThere = readFileSync(`${root}src/model/generate.ts`, "utf8").includes("new Function");
-  return probeThere && v.directive === "script-src" && v.blocked === "eval";
-}
-
 /** Node's hash rate on one worker thread, measured the way the page measures its own. */
 async function nodeHashRate(ms: number, warmMs: number): Promise<number> {
   const miner = createMiner({ workers: 1 });
@@ -234,7 +225,7 @@ describe.skipIf(executable === undefined)("in Chromium", () => {
       await p.call("client", node.url, node.identity.id, node.identity.secretKey);
       expect(await p.call("warnings")).toEqual([]);
       const violations = await p.violations();
-      expect(violations.filter((v) => !allowedViolation(v))).toEqual([]);
+      expect(violations).toEqual([]);
       expect(p.errors).toEqual([]);
     });
 

@@ -1,8 +1,13 @@
-// The prove-ownership routes (PROTOCOL.md §7): GET a nonce for an identity, POST its signature for a JWT.
-// Answers carry both the bare key (as the original service answers) and `data` (as the node API does). Nothing here is
+// The prove-ownership routes (PROTOCOL.md §7) and their Integration Services twins (NODE-API.md §3): GET a nonce for an
+// identity, POST its signature for a JWT, POST a JWT to have it checked. Served at /authentication/… and, as IS mounts
+// them, at /api/v0.1/authentication/…; both take the `api-key` query parameter IS clients always send. Nothing here is
 // cacheable (Cache-Control: no-store on every answer, errors included), and HEAD is refused: a GET issues a nonce.
 import { ProtocolError } from "../../bytes/errors.js";
-import { decodeParam, json, readJson, type Route } from "./router.js";
+import { constantTimeEqual } from "../../bytes/bytes.js";
+import { sha256 } from "../../crypto/sha256.js";
+import { AuthError, type JwtService } from "../../auth/index.js";
+import { NodeError } from "../errors.js";
+import { decodeParam, json, readJson, type Route, type RouteCall } from "./router.js";
 
 /** The two operations of prove-ownership (what createProveOwnership from chrysalis-core/auth returns). */
 export interface ProveOwnershipService {
@@ -14,28 +19,94 @@ export interface ProveOwnershipService {
 /** Headers on every answer that carries or concerns credentials. */
 export const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" } as const;
 
-export function authRoutes(service: ProveOwnershipService): Route[] {
-  return [
-    {
+export interface AuthRouteOptions {
+  /** Enables the prove-ownership routes. */
+  proveOwnership?: ProveOwnershipService | undefined;
+  /** Enables verify-jwt: the service that issued the tokens. */
+  jwt?: JwtService | undefined;
+  /** When set, every auth route needs `?api-key=<this>` (as IS's API_KEY); otherwise the parameter is ignored. */
+  apiKey?: string | undefined;
+}
+
+/** Where IS mounts its routers (`/api/${VERSION}/authentication`, VERSION = 'v0.1'). */
+const PREFIXES = "(?:/api/v0\\.1)?";
+
+// jsonwebtoken's messages, which IS hands back in verify-jwt's `error`, for the refusals our verifier names by code.
+const JSONWEBTOKEN_MESSAGE: Partial<Record<string, string>> = {
+  TOKEN_EXPIRED: "jwt expired",
+  TOKEN_INVALID_SIGNATURE: "invalid signature",
+  TOKEN_MALFORMED: "jwt malformed",
+  TOKEN_NOT_YET_VALID: "jwt not active",
+  TOKEN_ALGORITHM_NOT_ALLOWED: "invalid algorithm",
+  TOKEN_AUDIENCE_MISMATCH: "jwt audience invalid",
+  TOKEN_ISSUER_MISMATCH: "jwt issuer invalid",
+};
+
+export function authRoutes(options: AuthRouteOptions): Route[] {
+  const expected = options.apiKey === undefined ? undefined : sha256(new TextEncoder().encode(options.apiKey));
+
+  // Compared as SHA-256 digests in constant time, so neither the key's bytes nor its length leak through timing.
+  function checkApiKey(url: URL): void {
+    if (expected === undefined) return;
+    const given = url.searchParams.get("api-key") ?? "";
+    if (!constantTimeEqual(sha256(new TextEncoder().encode(given)), expected)) throw new NodeError("INVALID_API_KEY", "no valid api key provided!", { path: "api-key" });
+  }
+
+  function bodyField(body: unknown, key: string, what: string): string {
+    const value = typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)[key] : undefined;
+    if (typeof value !== "string" || value === "") throw new ProtocolError("INVALID_JSON", `the body must be {"${key}": "<${what}>"}`, { path: key });
+    return value;
+  }
+
+  const routes: Route[] = [];
+  const service = options.proveOwnership;
+  if (service !== undefined) {
+    routes.push({
       name: "prove-ownership",
-      pattern: /^\/authentication\/prove-ownership\/([^/]+)$/,
+      pattern: new RegExp(`^${PREFIXES}/authentication/prove-ownership/([^/]+)$`),
       noHead: true,
       headers: NO_STORE,
       methods: {
-        GET: async ({ params: [raw] }) => {
+        GET: async ({ params: [raw], url }: RouteCall) => {
+          checkApiKey(url);
           const nonce = await service.issueNonce(decodeParam(raw!, "identityId"));
           return json(200, { nonce, data: { nonce } });
         },
-        POST: async ({ request, params: [raw] }) => {
+        POST: async ({ request, params: [raw], url }: RouteCall) => {
+          checkApiKey(url);
           const identityId = decodeParam(raw!, "identityId");
           const body = await readJson(request, 4096);
-          const fields = typeof body === "object" && body !== null && !Array.isArray(body) ? (body as { signedNonce?: unknown; nonce?: unknown }) : {};
-          if (typeof fields.signedNonce !== "string") throw new ProtocolError("INVALID_JSON", "the body must be {\"signedNonce\": \"<128 hex characters>\"}", { path: "signedNonce" });
-          if (fields.nonce !== undefined && typeof fields.nonce !== "string") throw new ProtocolError("INVALID_JSON", "nonce, when given, is the 40-hex nonce that was signed", { path: "nonce" });
-          const jwt = await service.prove(identityId, fields.signedNonce, fields.nonce);
+          const signedNonce = bodyField(body, "signedNonce", "128 hex characters");
+          // Our own extension: the nonce that was signed (the IS client sends only the signature).
+          const named = typeof body === "object" && body !== null ? (body as { nonce?: unknown }).nonce : undefined;
+          if (named !== undefined && typeof named !== "string") throw new ProtocolError("INVALID_JSON", "nonce, when given, is the 40-hex nonce that was signed", { path: "nonce" });
+          const jwt = await service.prove(identityId, signedNonce, named);
           return json(200, { jwt, data: { jwt } });
         },
       },
-    },
-  ];
+    });
+  }
+  const jwt = options.jwt;
+  if (jwt !== undefined) {
+    routes.push({
+      name: "verify-jwt",
+      pattern: new RegExp(`^${PREFIXES}/authentication/verify-jwt$`),
+      headers: NO_STORE,
+      methods: {
+        // As IS answers: 200 either way, `{"isValid": false, "error": "<why>"}` for a token it refuses.
+        POST: async ({ request, url }: RouteCall) => {
+          checkApiKey(url);
+          const token = bodyField(await readJson(request, 16_384), "jwt", "a JWT");
+          try {
+            await jwt.verify(token);
+            return json(200, { isValid: true });
+          } catch (error) {
+            if (!(error instanceof AuthError) || error.status >= 500) throw error;
+            return json(200, { isValid: false, error: JSONWEBTOKEN_MESSAGE[error.code] ?? error.message });
+          }
+        },
+      },
+    });
+  }
+  return routes;
 }

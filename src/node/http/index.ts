@@ -1,4 +1,4 @@
-// The node's HTTP handler: the REST API v1 and, when configured, prove-ownership, over one router.
+// The node's HTTP handler: the REST API v1 and, when configured, prove-ownership and verify-jwt, over one router.
 // Routes and shapes are listed in README.md; errors are {"error":{"code":"<status>","message","reason","path"}}.
 import { ProtocolError } from "../../bytes/errors.js";
 import { bearerToken, type JwtService } from "../../auth/index.js";
@@ -8,10 +8,14 @@ import { authRoutes, type ProveOwnershipService } from "./auth.js";
 import { createRouter, type Handler } from "./router.js";
 
 export interface HandlerOptions {
-  /** Enables the /authentication/prove-ownership routes. */
+  /** Enables the prove-ownership routes (at /authentication/… and, as Integration Services serves them, /api/v0.1/…). */
   proveOwnership?: ProveOwnershipService;
-  /** Verifies the JWT on protected routes. */
+  /** Verifies the JWT on protected routes (and on verify-jwt). */
   jwt?: JwtService;
+  /** When set, the authentication routes need `?api-key=<this>` (IS's API_KEY); otherwise the parameter is ignored. */
+  apiKey?: string;
+  /** A gateway's upstream: reads (GET /health, /api/v1/…) are forwarded to it; /info merges its answer with ours. */
+  forward?: (request: Request) => Promise<Response>;
   /** Whether POST /api/v1/messages needs a valid JWT. Default: true when `jwt` is given. */
   requireJwtForSubmit?: boolean;
   /** Largest JSON body accepted, in bytes. Default 256 KiB (a 32 KiB message is about 65 KiB of hex and keys). */
@@ -35,10 +39,12 @@ export function createHandler(node: ChrysalisNode, options: HandlerOptions = {})
   const routes = apiRoutes(node, {
     authorize: requireJwt && jwt !== undefined ? (request) => jwt.verify(bearerToken(request.headers)) : undefined,
     maxJsonBytes: options.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES,
+    forward: options.forward,
   });
-  if (options.proveOwnership !== undefined) routes.push(...authRoutes(options.proveOwnership));
+  routes.push(...authRoutes({ proveOwnership: options.proveOwnership, jwt: options.jwt, apiKey: options.apiKey }));
   return createRouter(routes, { cors: options.cors, onInternalError: options.onInternalError });
 }
 
 export { errorResponse, readBody, type EdgeGate, type Handler, type RequestContext, type Route, type RouteCall } from "./router.js";
-export type { ProveOwnershipService } from "./auth.js";
+export type { ProveOwnershipService, AuthRouteOptions } from "./auth.js";
+export { MAX_RESULTS, TIPS_ANSWERED } from "./api.js";

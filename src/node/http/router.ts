@@ -4,6 +4,7 @@
 import { concatBytes } from "../../bytes/bytes.js";
 import { ProtocolError } from "../../bytes/errors.js";
 import { isLowerHex } from "../../bytes/hex.js";
+import { MESSAGE_ID_LENGTH } from "../../bytes/limits.js";
 import { AuthError, wwwAuthenticate } from "../../auth/index.js";
 import { isAbortError, NodeError, statusOf } from "../errors.js";
 
@@ -148,9 +149,9 @@ export async function readBody(request: Request, limit: number): Promise<Uint8Ar
   return chunks.length === 1 ? chunks[0]! : concatBytes(chunks);
 }
 
-/** Reads a JSON body (application/json, UTF-8) up to `limit` bytes. */
-export async function readJson(request: Request, limit: number): Promise<unknown> {
-  if (mediaType(request) !== "application/json") throw new NodeError("UNSUPPORTED_MEDIA_TYPE", "send the body as application/json");
+/** Reads a JSON body (application/json, UTF-8) up to `limit` bytes; `typeChecked` when the caller already chose JSON. */
+export async function readJson(request: Request, limit: number, typeChecked = false): Promise<unknown> {
+  if (!typeChecked && mediaType(request) !== "application/json") throw new NodeError("UNSUPPORTED_MEDIA_TYPE", "send the body as application/json");
   const body = await readBody(request, limit);
   let text: string;
   try {
@@ -168,7 +169,7 @@ export async function readJson(request: Request, limit: number): Promise<unknown
 /** A message (or transaction) id from a path: 64 hex characters, upper case accepted. */
 export function idParam(raw: string, path = "messageId"): string {
   const id = raw.toLowerCase();
-  if (!isLowerHex(id, 32)) throw new ProtocolError("INVALID_HEX", `${path === "messageId" ? "a message id" : path} is 64 hex characters`, { path });
+  if (!isLowerHex(id, MESSAGE_ID_LENGTH)) throw new ProtocolError("INVALID_HEX", `${path === "messageId" ? "a message id" : path} is 64 hex characters`, { path });
   return id;
 }
 

@@ -1,0 +1,105 @@
+// The codec operations of an engine, and the entry-point wrappers around them: decode (copy, read, no trailing bytes),
+// encode (size, allocate once, write), validate (write into a scratch), JSON in and out. codec.ts and json.ts run the
+// generated operations (codecs.generated.ts, written by `npm run build`); tests swap in the interpreter's to compare.
+import { Fault, Reader, Writer, allocate, privateCopy } from "../bytes/cursor.js";
+import { ProtocolError } from "../bytes/errors.js";
+import { MAX_MESSAGE_LENGTH } from "../bytes/limits.js";
+import type { JsonRoot, ReadRoot, WriteRoot } from "./roots.js";
+import { beginJson, type Obj } from "./runtime.js";
+
+/** What an engine makes of one node: `size` validates a model and measures it; `fromJson` applies every rule but order
+ * and the array rules, which need the bytes (fromJsonWith runs them by validating). */
+export type ReadFn = (r: Reader, parent?: Obj) => unknown;
+export type SizeFn = (value: unknown, parent?: unknown) => number;
+export type WriteFn = (w: Writer, value: unknown, parent?: unknown) => void;
+export type FromJsonFn = (value: unknown, parent?: Obj) => unknown;
+export type ToJsonFn = (value: unknown) => unknown;
+
+/** An engine's codecs, one table per operation (roots.ts says for which objects). */
+export interface CodecTables {
+  readers: Record<ReadRoot, ReadFn>;
+  sizers: Record<WriteRoot, SizeFn>;
+  writers: Record<WriteRoot, WriteFn>;
+  jsonReaders: Record<JsonRoot, FromJsonFn>;
+  jsonWriters: Record<JsonRoot, ToJsonFn>;
+}
+
+/** Runs a reader over `bytes` (copied once; fields are views of the copy) and demands it ends there. */
+export function decodeWith(read: ReadFn, bytes: unknown, path = ""): unknown {
+  if (!(bytes instanceof Uint8Array)) throw new ProtocolError("INVALID_ARGUMENT", "expected a Uint8Array", { path });
+  const r = new Reader(privateCopy(bytes));
+  try {
+    const value = read(r, {});
+    if (r.pos !== r.end) throw new Fault("TRAILING_BYTES", `${r.end - r.pos} bytes after the end`, r.pos);
+    return value;
+  } catch (e) {
+    if (e instanceof Fault) throw e.toProtocolError(path);
+    throw e;
+  }
+}
+
+// Validation writes into this buffer instead of a new one: the sorted-order and array rules compare serialized
+// slices, so a model is only fully checked once written, but nobody keeps those bytes. Anything larger than a whole
+// message (only a payload validated on its own can be) gets a buffer of its own.
+const scratchOutput = new Uint8Array(MAX_MESSAGE_LENGTH);
+
+const scratchOf = (size: number): Uint8Array => (size <= scratchOutput.length ? scratchOutput : new Uint8Array(size));
+
+/** Measures and validates a model, then writes it into `output(size)`; `maxSize` bounds the result. */
+function writeWith(size: SizeFn, write: WriteFn, value: unknown, path: string, maxSize: number | undefined, output: (size: number) => Uint8Array): Uint8Array {
+  try {
+    const n = size(value, undefined);
+    if (maxSize !== undefined && n > maxSize) throw new Fault("LENGTH_OUT_OF_RANGE", `encodes to ${n} bytes, more than ${maxSize}`, undefined);
+    const w = new Writer(output(n));
+    try {
+      write(w, value, undefined);
+    } catch (e) {
+      if (e instanceof Fault) throw e;
+      // The size pass validated every value, so the writer can only fail on a model whose getters answer differently now.
+      throw new ProtocolError("INVALID_ARGUMENT", "the model changed while it was being encoded", { path, cause: e });
+    }
+    if (w.pos !== n) throw new ProtocolError("INVALID_ARGUMENT", "the model changed while it was being encoded", { path });
+    return w.bytes;
+  } catch (e) {
+    if (e instanceof Fault) throw e.toProtocolError(path);
+    throw e;
+  }
+}
+
+/** Validates and measures a model, allocates the output once and writes it; `maxSize` bounds the result. */
+export function encodeWith(size: SizeFn, write: WriteFn, value: unknown, path = "", maxSize?: number): Uint8Array {
+  return writeWith(size, write, value, path, maxSize, allocate);
+}
+
+/** Applies every rule `encodeWith` applies, without allocating or returning the bytes. */
+export function validateWith(size: SizeFn, write: WriteFn, value: unknown, path = "", maxSize?: number): void {
+  writeWith(size, write, value, path, maxSize, scratchOf);
+}
+
+/**
+ * Reads node REST JSON found at `path`: every shape and field rule on the way (the error names the JSON path), then the
+ * order and array rules by validating the model. Anything but our own refusal (a throwing getter, a Proxy trap) is
+ * INVALID_JSON.
+ */
+export function fromJsonWith(fromJson: FromJsonFn, size: SizeFn, write: WriteFn, json: unknown, path = "", maxSize?: number): unknown {
+  beginJson();
+  let value: unknown;
+  try {
+    value = fromJson(json, {});
+  } catch (e) {
+    if (e instanceof Fault) throw e.toProtocolError(path);
+    throw new ProtocolError("INVALID_JSON", "the JSON value could not be read", { path, cause: e });
+  }
+  validateWith(size, write, value, path, maxSize);
+  return value;
+}
+
+/** The node REST JSON of a model (trusted: it came from a decoder or was built by the caller). */
+export function toJsonWith(toJson: ToJsonFn, value: unknown): unknown {
+  try {
+    return toJson(value);
+  } catch (e) {
+    if (e instanceof Fault) throw e.toProtocolError("");
+    throw e;
+  }
+}

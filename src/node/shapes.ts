@@ -1,0 +1,81 @@
+// The Hornet JSON shapes (NODE-API.md §1.7–§1.9, §2.2) built from store records, shared by the REST routes and the MQTT
+// bridge so both answer the same thing. Absent fields are left out (Hornet's omitempty), never null.
+import { toHex } from "../bytes/hex.js";
+import type { OutputJson } from "../model/json.js";
+import type { Output } from "../model/types.js";
+import type { PromotionAdvice } from "./cone.js";
+import type { LedgerInclusionState, MessageMetadata, MilestoneRecord, OutputRecord, UtxoChanges } from "./store/contract.js";
+
+/** GET /api/v1/messages/{id}/metadata and the MQTT metadata topics. */
+export interface MessageMetadataJson {
+  messageId: string;
+  parentMessageIds: string[];
+  isSolid: boolean;
+  referencedByMilestoneIndex?: number;
+  milestoneIndex?: number;
+  ledgerInclusionState?: LedgerInclusionState;
+  conflictReason?: number;
+  shouldPromote?: boolean;
+  shouldReattach?: boolean;
+}
+
+/** GET /api/v1/outputs/{id}; the MQTT output topics leave out the two `…Spent` fields. */
+export interface OutputResponseJson {
+  messageId: string;
+  transactionId: string;
+  outputIndex: number;
+  isSpent: boolean;
+  milestoneIndexSpent?: number;
+  transactionIdSpent?: string;
+  ledgerIndex: number;
+  output: OutputJson;
+}
+
+export interface MilestoneJson {
+  index: number;
+  messageId: string;
+  timestamp: number;
+}
+
+/** `advice` is given only for a solid message no milestone references yet (Hornet sends both flags then, else neither). */
+export function messageMetadataJson(messageId: string, parents: readonly Uint8Array[], metadata: MessageMetadata, advice?: PromotionAdvice): MessageMetadataJson {
+  const json: MessageMetadataJson = { messageId, parentMessageIds: parents.map(toHex), isSolid: metadata.solid };
+  if (metadata.referencedByMilestoneIndex !== undefined) {
+    json.referencedByMilestoneIndex = metadata.referencedByMilestoneIndex;
+    if (metadata.milestoneIndex !== undefined) json.milestoneIndex = metadata.milestoneIndex;
+    json.ledgerInclusionState = metadata.ledgerInclusionState ?? "noTransaction";
+    if (metadata.ledgerInclusionState === "conflicting" && metadata.conflictReason !== undefined) json.conflictReason = metadata.conflictReason;
+  } else if (metadata.solid && advice !== undefined) {
+    json.shouldPromote = advice.shouldPromote;
+    json.shouldReattach = advice.shouldReattach;
+  }
+  return json;
+}
+
+export function outputJson(output: Output): OutputJson {
+  return { type: output.type, address: { type: 0, address: toHex(output.address.address) }, amount: output.amount } as OutputJson;
+}
+
+export function outputResponseJson(record: OutputRecord, ledgerIndex: number, spentFields = true): OutputResponseJson {
+  const json: OutputResponseJson = {
+    messageId: record.messageId,
+    transactionId: record.transactionId,
+    outputIndex: record.outputIndex,
+    isSpent: record.spent !== undefined,
+    ledgerIndex,
+    output: outputJson(record.output),
+  };
+  if (spentFields && record.spent !== undefined) {
+    if (record.spent.milestoneIndex !== undefined) json.milestoneIndexSpent = record.spent.milestoneIndex;
+    json.transactionIdSpent = record.spent.transactionId;
+  }
+  return json;
+}
+
+export function milestoneJson(record: MilestoneRecord): MilestoneJson {
+  return { index: record.index, messageId: record.messageId, timestamp: record.timestamp };
+}
+
+export function utxoChangesJson(changes: UtxoChanges): { index: number; createdOutputs: string[]; consumedOutputs: string[] } {
+  return { index: changes.index, createdOutputs: [...changes.createdOutputs], consumedOutputs: [...changes.consumedOutputs] };
+}

@@ -1,0 +1,72 @@
+// `chrysalis serve`'s milestone, event and Integration Services flags, on the built CLI: a coordinator key file, the
+// milestone interval, the api-key file, and the refusals of flags that contradict each other.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { base58Encode } from "../src/bytes/base58.js";
+import { fromHex, toHex } from "../src/bytes/hex.js";
+import { decodeMessage } from "../src/model/codec.js";
+import { milestonePublicKey, verifyMilestoneSignatures } from "../src/model/milestone.js";
+import { within } from "./clients-helpers.js";
+import { call } from "./node-helpers.js";
+
+const bin = join(import.meta.dirname, "..", "dist", "cli", "main.js");
+
+describe("chrysalis serve --milestone-interval --coordinator-key-file --api-key-file", () => {
+  it("milestones every interval signed by the file's keys; the api key guards the IS routes; SIGTERM stops it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "chrysalis-coo-"));
+    const seeds = [globalThis.crypto.getRandomValues(new Uint8Array(32)), globalThis.crypto.getRandomValues(new Uint8Array(32))];
+    writeFileSync(join(dir, "coo.keys"), `# two coordinator keys\n${toHex(seeds[0]!)}\n\n${base58Encode(seeds[1]!)}\n`);
+    writeFileSync(join(dir, "api.key"), "s3cret-api-key\n");
+    writeFileSync(join(dir, "jwt"), "a jwt secret for the cli test, 32 bytes or more\n");
+    const args = [bin, "serve", "--port", "0", "--min-pow-score", "10", "--workers", "1", "--milestone-interval", "200ms", "--coordinator-key-file", join(dir, "coo.keys"), "--api-key-file", join(dir, "api.key"), "--jwt-secret-file", join(dir, "jwt")];
+    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      let out = "";
+      const url = await within(10_000, new Promise<string>((resolve, reject) => {
+        child.stdout.on("data", (chunk: Buffer) => {
+          out += chunk.toString();
+          const m = /listening on (http:\/\/[^ ]+)/.exec(out);
+          if (m !== null && out.includes("events: MQTT")) resolve(m[1]!);
+        });
+        child.once("exit", (code) => reject(new Error(`serve exited early (${code}): ${out}`)));
+      }), "serve ready");
+      const publicKeys = seeds.map((s) => toHex(milestonePublicKey(s))).sort();
+      expect(out).toContain(`signed by ${publicKeys.join(", ")}`);
+      expect(out).toContain(`${url.replace("http", "ws")}/mqtt`);
+      const info = await within(10_000, (async () => {
+        for (;;) {
+          const data = (await call(`${url}/api/v1/info`)).json.data;
+          if (data.latestMilestoneIndex >= 3) return data;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      })(), "three milestones");
+      const milestone = (await call(`${url}/api/v1/milestones/${info.latestMilestoneIndex}`)).json.data;
+      const message = decodeMessage((await call(`${url}/api/v1/messages/${milestone.messageId}/raw`)).bytes);
+      if (message.payload?.type !== 1) throw new Error("not a milestone");
+      expect(verifyMilestoneSignatures(message.payload, { publicKeys: publicKeys.map((k) => fromHex(k, "key", 32)), threshold: 2 })).toEqual({ valid: true });
+      expect((await call(`${url}/api/v0.1/authentication/prove-ownership/did:iota:x?api-key=wrong`)).status).toBe(401);
+      expect((await call(`${url}/authentication/prove-ownership/did:iota:x`)).status).toBe(401);
+      expect((await call(`${url}/api/v0.1/authentication/prove-ownership/did:iota:x?api-key=s3cret-api-key`)).status).toBe(200);
+      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      expect(await within(15_000, exited, "exit")).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  });
+
+  it("contradicting flags are usage errors (exit 2): an interval without a coordinator, a bad interval, an empty key file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "chrysalis-coo-"));
+    writeFileSync(join(dir, "empty.keys"), "# nothing\n");
+    const run = (extra: string[]) => spawnSync(process.execPath, [bin, "serve", "--port", "0", ...extra], { encoding: "utf8", timeout: 20_000 });
+    const noCoordinator = run(["--no-coordinator", "--milestone-interval", "1s"]);
+    expect(noCoordinator.status).toBe(2);
+    expect(noCoordinator.stderr).toContain("--milestone-interval");
+    expect(run(["--milestone-interval", "soon"]).status).toBe(2);
+    expect(run(["--milestone-interval", "1ms"]).status).toBe(2);
+    expect(run(["--coordinator-key-file", join(dir, "empty.keys")]).status).toBe(2);
+  });
+});
