@@ -143,11 +143,12 @@ export default async function edge(): Promise<Row[]> {
     const proof = await send(setupAgent, node.port, "POST", `/authentication/prove-ownership/${identities[0]!.id}`, JSON.stringify({ signedNonce: signNonce((JSON.parse(got.body) as { nonce: string }).nonce, identities[0]!.secretKey) }), { "content-type": "application/json" });
     expect(proof, 200, "proof");
     const auth = { authorization: `Bearer ${(JSON.parse(proof.body) as { jwt: string }).jwt}`, "content-type": "application/octet-stream" };
-    const first = encodeMessage(indexation(-1));
+    const first = encodeMessage(indexation(-1, 1n));
     expect(await send(setupAgent, node.port, "POST", "/api/v1/messages", first, auth), 201, "first message");
     const readPath = `/api/v1/messages/${messageId(first)}/raw`;
-    // Unique complete messages for every submission of every round (score 0: any nonce; the check still runs).
-    const messages = Array.from({ length: 120_000 }, (_, i) => encodeMessage(indexation(i)));
+    // Unique complete messages for every submission of every round (score 0: any nonce, and the check still runs; not 0,
+    // which a node reads as "mine it for me").
+    const messages = Array.from({ length: 120_000 }, (_, i) => encodeMessage(indexation(i, 1n)));
     let nextMessage = 0;
 
     const cases: Record<string, number[]> = { ceiling: [], reads: [], submissions: [], logins: [] };
