@@ -1,5 +1,6 @@
-// The nonce store and the prove-ownership step (PROTOCOL.md §7, issue #4): expiry, single use, several outstanding per identity,
-// bounds, no enumeration of identities, and the failures each with its status. Clocks are injected; nothing sleeps.
+// The prove-ownership step (PROTOCOL.md §7, issues #4 and #11): stateless nonces (issuing stores nothing), each nonce
+// redeemed once, within its lifetime, for the identity it was issued to; unknown identities 404; nothing anyone else
+// sends disturbs a pending login; several instances on one store agree. Clocks are injected; nothing sleeps.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -9,6 +10,8 @@ import {
   createHs256Jwt,
   createProveOwnership,
   generateIdentityKeyPair,
+  isNonce,
+  nonceIssuedAt,
   signNonce,
   type IdentityResolver,
   type NonceStore,
@@ -33,117 +36,67 @@ async function rejects(promise: Promise<unknown>, code: string, status: number):
   return error as AuthError;
 }
 
-function setup(storeOptions: ConstructorParameters<typeof MemoryNonceStore>[0] = {}) {
-  const clock = new Clock();
-  const store = new MemoryNonceStore({ now: clock.now, ...storeOptions });
+function setup(options: { lifetime?: number | string; store?: MemoryNonceStore; clock?: Clock } = {}) {
+  const clock = options.clock ?? new Clock();
+  const store = options.store ?? new MemoryNonceStore({ now: clock.now });
   const registry = new MemoryIdentityRegistry();
   const jwt = createHs256Jwt({ secret: "a shared secret of at least thirty-two bytes", now: clock.now });
   const alice = { id: "did:iota:8dQAzVbbf6FLW9ckwyCBnKmcMGcUV9LYJoXtgQkHcNQy", ...generateIdentityKeyPair() };
   const bob = { id: "bob.example", ...generateIdentityKeyPair() };
   registry.add(alice.id, alice.publicKey).add(bob.id, bob.publicKey);
-  const service = createProveOwnership({ store, resolver: registry, jwt });
+  const service = createProveOwnership({ store, resolver: registry, jwt, now: clock.now, ...(options.lifetime !== undefined ? { lifetime: options.lifetime } : {}) });
   return { clock, store, registry, jwt, alice, bob, service };
 }
 
-describe("MemoryNonceStore: nonces expire (default 5 minutes, configurable)", () => {
-  it("a nonce is outstanding until its lifetime ends, then gone", async () => {
-    const clock = new Clock();
-    const store = new MemoryNonceStore({ now: clock.now });
-    await store.add("a", "n1");
-    clock.advance(299);
-    expect(await store.outstanding("a")).toEqual(["n1"]);
-    clock.advance(1);
-    expect(await store.outstanding("a")).toEqual([]);
-    expect(await store.consume("a", "n1")).toBe(false);
-  });
+async function login(service: ReturnType<typeof setup>["service"], who: { id: string; secretKey: string }): Promise<string> {
+  return service.prove(who.id, signNonce(await service.issueNonce(who.id), who.secretKey));
+}
 
-  it("ttlSeconds sets the lifetime", async () => {
-    const clock = new Clock();
-    const store = new MemoryNonceStore({ now: clock.now, ttlSeconds: 30 });
-    await store.add("a", "n1");
-    clock.advance(29);
-    expect(await store.consume("a", "n1")).toBe(true);
-    await store.add("a", "n2");
-    clock.advance(30);
-    expect(await store.consume("a", "n2")).toBe(false);
-  });
-
-  it("expired entries are swept, so they stop counting against the bound", async () => {
-    const clock = new Clock();
-    const store = new MemoryNonceStore({ now: clock.now, ttlSeconds: 10, maxTotal: 3 });
-    for (const id of ["a", "b", "c"]) await store.add(id, `n-${id}`);
-    expect(store.size).toBe(3);
-    await rejects(store.add("d", "n-d"), "TOO_MANY_NONCES", 429);
-    clock.advance(10);
-    expect(store.sweep()).toBe(3);
-    expect(store.size).toBe(0);
-    await store.add("d", "n-d");
-    expect(await store.outstanding("d")).toEqual(["n-d"]);
-  });
-
-  it("out-of-range options are refused at construction", () => {
-    for (const options of [{ ttlSeconds: 0 }, { ttlSeconds: 1.5 }, { maxPerIdentity: 0 }, { maxTotal: -1 }, { now: 5 as unknown as () => number }]) {
-      expect(() => new MemoryNonceStore(options)).toThrow(AuthError);
+describe("issuing a nonce keeps no state: 40 lowercase hex characters, nothing stored", () => {
+  it("a thousand GETs for known identities leave the store empty", async () => {
+    const { service, store, alice, bob } = setup();
+    for (let i = 0; i < 500; i++) {
+      expect(isNonce(await service.issueNonce(alice.id))).toBe(true);
+      expect(isNonce(await service.issueNonce(bob.id))).toBe(true);
     }
+    expect(store.size).toBe(0);
+  });
+
+  it("the nonce carries the second it was issued in", async () => {
+    const { service, clock, alice } = setup();
+    expect(nonceIssuedAt(await service.issueNonce(alice.id))).toEqual({ issued: Math.floor(clock.ms / 1000), lane: 0 });
   });
 });
 
-describe("MemoryNonceStore: several outstanding per identity, bounded, oldest dropped; no identity touches another's", () => {
-  it("the per-identity bound drops the oldest", async () => {
-    const store = new MemoryNonceStore({ maxPerIdentity: 3 });
-    for (const n of ["n1", "n2", "n3", "n4"]) await store.add("a", n);
-    expect(await store.outstanding("a")).toEqual(["n2", "n3", "n4"]);
-    expect(await store.consume("a", "n1")).toBe(false);
-  });
-
-  it("nonces for one identity never replace or release another's", async () => {
-    const store = new MemoryNonceStore({ maxPerIdentity: 2 });
-    await store.add("a", "na");
-    for (let i = 0; i < 10; i++) await store.add("b", `nb${i}`);
-    expect(await store.outstanding("a")).toEqual(["na"]);
-    expect(await store.consume("b", "na")).toBe(false);
-    expect(await store.consume("a", "na")).toBe(true);
-  });
-
-  it("consume is single-use: of concurrent consumers exactly one wins", async () => {
-    const store = new MemoryNonceStore();
-    await store.add("a", "n1");
-    const results = await Promise.all([store.consume("a", "n1"), store.consume("a", "n1"), store.consume("a", "n1")]);
-    expect(results.filter(Boolean)).toHaveLength(1);
-  });
-});
-
-describe("prove-ownership: a signed nonce buys one JWT for its identity", () => {
-  it("GET nonce, sign, POST: the JWT's subject is the identity", async () => {
-    const { service, alice, jwt } = setup();
-    const nonce = await service.issueNonce(alice.id);
-    const token = await service.prove(alice.id, signNonce(nonce, alice.secretKey));
+describe("a signed nonce buys one JWT for its identity", () => {
+  it("GET nonce, sign, POST: the JWT's subject is the identity; only the redemption is stored", async () => {
+    const { service, jwt, alice, store } = setup();
+    const token = await login(service, alice);
     expect((await jwt.verify(token)).sub).toBe(alice.id);
+    expect(store.size).toBe(1);
   });
 
   it("extra claims from the options land in the JWT", async () => {
-    const { store, registry, jwt, alice } = setup();
-    const service = createProveOwnership({ store, resolver: registry, jwt, claims: (id) => ({ role: id.startsWith("did:") ? "holder" : "user" }) });
+    const { store, registry, jwt, alice, clock } = setup();
+    const service = createProveOwnership({ store, resolver: registry, jwt, now: clock.now, claims: (id) => ({ role: id === alice.id ? "admin" : "user" }) });
+    expect((await jwt.verify(await login(service, alice))).role).toBe("admin");
+  });
+
+  it("a client may name the nonce it signed; then only that one is checked", async () => {
+    const { service, alice } = setup();
     const nonce = await service.issueNonce(alice.id);
-    expect((await jwt.verify(await service.prove(alice.id, signNonce(nonce, alice.secretKey)))).role).toBe("holder");
+    await expect(service.prove(alice.id, signNonce(nonce, alice.secretKey), nonce)).resolves.toBeTypeOf("string");
   });
 });
 
-describe("prove-ownership: no captured signedNonce can be replayed", () => {
-  it("a signed nonce works once; the second use fails", async () => {
+describe("each nonce works once", () => {
+  it("a replay of a signed nonce fails, with or without the nonce named", async () => {
     const { service, alice } = setup();
-    const signed = signNonce(await service.issueNonce(alice.id), alice.secretKey);
+    const nonce = await service.issueNonce(alice.id);
+    const signed = signNonce(nonce, alice.secretKey);
     await service.prove(alice.id, signed);
     await rejects(service.prove(alice.id, signed), "NONCE_EXPIRED_OR_USED", 401);
-  });
-
-  it("a replay while a newer nonce is outstanding fails too, and uses that nonce up", async () => {
-    const { service, alice } = setup();
-    const signed = signNonce(await service.issueNonce(alice.id), alice.secretKey);
-    await service.prove(alice.id, signed);
-    const fresh = await service.issueNonce(alice.id);
-    await rejects(service.prove(alice.id, signed), "UNKNOWN_IDENTITY_OR_BAD_PROOF", 401);
-    await rejects(service.prove(alice.id, signNonce(fresh, alice.secretKey)), "NONCE_EXPIRED_OR_USED", 401);
+    await rejects(service.prove(alice.id, signed, nonce), "NONCE_EXPIRED_OR_USED", 401);
   });
 
   it("two concurrent POSTs of one signed nonce yield one JWT", async () => {
@@ -154,99 +107,155 @@ describe("prove-ownership: no captured signedNonce can be replayed", () => {
     for (const r of results) if (r.status === "rejected") expect((r.reason as AuthError).code).toBe("NONCE_EXPIRED_OR_USED");
   });
 
-  it("a signed nonce is tied to its identity: it does not prove another", async () => {
+  it("one identity logs in again and again within one second: after each proof the next GET hands out the next lane", async () => {
+    const { service, alice, clock } = setup();
+    const seen = new Set<string>();
+    for (let i = 0; i < 16; i++) {
+      const nonce = await service.issueNonce(alice.id);
+      expect(nonceIssuedAt(nonce)).toEqual({ issued: Math.floor(clock.ms / 1000), lane: i });
+      seen.add(nonce);
+      await service.prove(alice.id, signNonce(nonce, alice.secretKey));
+    }
+    expect(seen.size).toBe(16);
+    await rejects(service.issueNonce(alice.id), "TOO_MANY_NONCES", 429);
+    clock.advance(1);
+    await expect(login(service, alice)).resolves.toBeTypeOf("string");
+  });
+});
+
+describe("each nonce works for the identity it was issued to", () => {
+  it("alice's nonce signed by alice does not prove bob, named or not", async () => {
     const { service, alice, bob } = setup();
     const nonce = await service.issueNonce(alice.id);
-    await service.issueNonce(bob.id);
-    await rejects(service.prove(bob.id, signNonce(nonce, alice.secretKey)), "UNKNOWN_IDENTITY_OR_BAD_PROOF", 401);
-  });
-});
-
-describe("prove-ownership: nonces expire", () => {
-  it("a proof after the nonce's lifetime fails with NONCE_EXPIRED_OR_USED (injected clock)", async () => {
-    const { service, alice, clock } = setup({ ttlSeconds: 60 });
-    const signed = signNonce(await service.issueNonce(alice.id), alice.secretKey);
-    clock.advance(60);
-    await rejects(service.prove(alice.id, signed), "NONCE_EXPIRED_OR_USED", 401);
-  });
-
-  it("a proof just inside the lifetime succeeds", async () => {
-    const { service, alice, clock } = setup({ ttlSeconds: 60 });
-    const signed = signNonce(await service.issueNonce(alice.id), alice.secretKey);
-    clock.advance(59);
-    await expect(service.prove(alice.id, signed)).resolves.toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
-  });
-});
-
-describe("prove-ownership: several nonces may be outstanding per identity", () => {
-  it("two outstanding nonces for one identity both work, each once", async () => {
-    const { service, alice } = setup();
-    const first = signNonce(await service.issueNonce(alice.id), alice.secretKey);
-    const second = signNonce(await service.issueNonce(alice.id), alice.secretKey);
-    await service.prove(alice.id, second);
-    await service.prove(alice.id, first);
-    await rejects(service.prove(alice.id, first), "NONCE_EXPIRED_OR_USED", 401);
-    await rejects(service.prove(alice.id, second), "NONCE_EXPIRED_OR_USED", 401);
-  });
-
-  it("beyond the per-identity bound the oldest nonce is dropped", async () => {
-    const { service, alice } = setup({ maxPerIdentity: 2 });
-    const oldest = signNonce(await service.issueNonce(alice.id), alice.secretKey);
-    const middle = signNonce(await service.issueNonce(alice.id), alice.secretKey);
-    const newest = signNonce(await service.issueNonce(alice.id), alice.secretKey);
-    await service.prove(alice.id, middle);
-    await rejects(service.prove(alice.id, oldest), "UNKNOWN_IDENTITY_OR_BAD_PROOF", 401);
-    await rejects(service.prove(alice.id, newest), "NONCE_EXPIRED_OR_USED", 401); // the failed attempt used it up
-  });
-
-  it("another identity's requests never overwrite a pending nonce", async () => {
-    const { service, alice, bob } = setup({ maxPerIdentity: 2 });
-    const signed = signNonce(await service.issueNonce(alice.id), alice.secretKey);
-    for (let i = 0; i < 5; i++) await service.issueNonce(bob.id);
+    const signed = signNonce(nonce, alice.secretKey);
+    await rejects(service.prove(bob.id, signed), "INVALID_PROOF", 401);
+    await rejects(service.prove(bob.id, signed, nonce), "INVALID_PROOF", 401);
+    // And the failed attempts took nothing from alice.
     await expect(service.prove(alice.id, signed)).resolves.toBeTypeOf("string");
   });
-});
 
-describe("prove-ownership: a failed attempt consumes the nonces it was checked against", () => {
-  it("a bad proof uses up every outstanding nonce of the identity", async () => {
-    const { service, alice, bob } = setup();
-    const n1 = await service.issueNonce(alice.id);
-    const n2 = await service.issueNonce(alice.id);
-    await rejects(service.prove(alice.id, signNonce(n1, bob.secretKey)), "UNKNOWN_IDENTITY_OR_BAD_PROOF", 401);
-    await rejects(service.prove(alice.id, signNonce(n1, alice.secretKey)), "NONCE_EXPIRED_OR_USED", 401);
-    await rejects(service.prove(alice.id, signNonce(n2, alice.secretKey)), "NONCE_EXPIRED_OR_USED", 401);
+  it("a nonce the server did not issue (no valid MAC) is refused before any signature check", async () => {
+    const { service, alice, clock } = setup();
+    const forged = `${Math.floor(clock.ms / 1000).toString(16).padStart(8, "0")}00${"ab".repeat(15)}`;
+    await rejects(service.prove(alice.id, signNonce(forged, alice.secretKey), forged), "INVALID_PROOF", 401);
+    await rejects(service.prove(alice.id, signNonce(forged, alice.secretKey)), "INVALID_PROOF", 401);
   });
 
-  it("a malformed signedNonce is a 400 and consumes nothing", async () => {
+  it("a signature by another key over the right nonce is refused", async () => {
+    const { service, alice } = setup();
+    const intruder = generateIdentityKeyPair();
+    await rejects(service.prove(alice.id, signNonce(await service.issueNonce(alice.id), intruder.secretKey)), "INVALID_PROOF", 401);
+  });
+});
+
+describe("each nonce works within its lifetime (default 30 s, configurable)", () => {
+  it("a proof after the lifetime fails; just inside it succeeds", async () => {
+    const { service, alice, clock } = setup();
+    const early = signNonce(await service.issueNonce(alice.id), alice.secretKey);
+    clock.advance(1);
+    const late = signNonce(await service.issueNonce(alice.id), alice.secretKey);
+    clock.advance(29.5);
+    // `early` was issued 30.5 s ago (past 30 s), `late` 29.5 s ago.
+    await rejects(service.prove(alice.id, early), "INVALID_PROOF", 401);
+    await expect(service.prove(alice.id, late)).resolves.toBeTypeOf("string");
+  });
+
+  it("an expired nonce named in the POST is refused as expired", async () => {
+    const { service, alice, clock } = setup();
+    const nonce = await service.issueNonce(alice.id);
+    clock.advance(31);
+    await rejects(service.prove(alice.id, signNonce(nonce, alice.secretKey), nonce), "NONCE_EXPIRED_OR_USED", 401);
+  });
+
+  it("the lifetime option sets it, in seconds or with a unit", async () => {
+    for (const lifetime of [90, "90s"]) {
+      const { service, alice, clock } = setup({ lifetime });
+      const nonce = await service.issueNonce(alice.id);
+      clock.advance(89);
+      await expect(service.prove(alice.id, signNonce(nonce, alice.secretKey), nonce)).resolves.toBeTypeOf("string");
+      expect(service.lifetime).toBe(90);
+    }
+  });
+
+  it("lifetimes out of range are refused at construction", () => {
+    for (const lifetime of [0, 1, 3601, "1d", "5"]) {
+      expect(() => createProveOwnership({ store: new MemoryNonceStore(), resolver: new MemoryIdentityRegistry(), jwt: createHs256Jwt({ secret: new Uint8Array(32) }), lifetime })).toThrow(AuthError);
+    }
+  });
+});
+
+describe("nothing others send disturbs a pending login", () => {
+  it("GET floods and bad POSTs for the victim's id between its GET and its POST change nothing", async () => {
     const { service, alice } = setup();
     const nonce = await service.issueNonce(alice.id);
-    for (const bad of ["", "zz", "0".repeat(127), `${"0".repeat(127)}x`, 17 as unknown as string]) {
-      await rejects(service.prove(alice.id, bad), "INVALID_SIGNED_NONCE", 400);
+    const intruder = generateIdentityKeyPair();
+    for (let i = 0; i < 200; i++) await service.issueNonce(alice.id);
+    for (let i = 0; i < 20; i++) {
+      await service.prove(alice.id, signNonce(await service.issueNonce(alice.id), intruder.secretKey)).catch(() => undefined);
+      await service.prove(alice.id, "ab".repeat(64)).catch(() => undefined);
+      await service.prove(alice.id, "ab".repeat(64), nonce).catch(() => undefined);
     }
     await expect(service.prove(alice.id, signNonce(nonce, alice.secretKey))).resolves.toBeTypeOf("string");
   });
 });
 
-describe("prove-ownership: unknown identity and bad proof look the same", () => {
-  it("one code, one message, one status for both", async () => {
-    const { service, alice } = setup();
-    const stranger = "did:iota:unknownIdentity";
-    const n1 = await service.issueNonce(stranger);
-    const unknown = await rejects(service.prove(stranger, signNonce(n1, alice.secretKey)), "UNKNOWN_IDENTITY_OR_BAD_PROOF", 401);
-    const n2 = await service.issueNonce(alice.id);
-    const intruder = generateIdentityKeyPair();
-    const bad = await rejects(service.prove(alice.id, signNonce(n2, intruder.secretKey)), "UNKNOWN_IDENTITY_OR_BAD_PROOF", 401);
-    expect(unknown.message).toBe(bad.message);
-    expect(unknown.message).not.toContain(stranger);
+describe("unknown identities: 404 and no work", () => {
+  it("GET and POST for an identity the resolver does not know answer UNKNOWN_IDENTITY without touching the store", async () => {
+    let storeCalls = 0;
+    const store: NonceStore = {
+      redeemNonce: async () => {
+        storeCalls++;
+        return true;
+      },
+      secret: async (_name, create) => {
+        storeCalls++;
+        return create();
+      },
+    };
+    const service = createProveOwnership({ store, resolver: new MemoryIdentityRegistry(), jwt: createHs256Jwt({ secret: new Uint8Array(32) }) });
+    await rejects(service.issueNonce("did:example:nobody"), "UNKNOWN_IDENTITY", 404);
+    await rejects(service.prove("did:example:nobody", "ab".repeat(64)), "UNKNOWN_IDENTITY", 404);
+    expect(storeCalls).toBe(0);
   });
 
-  it("issuing a nonce does not depend on whether the identity is known", async () => {
-    const { service } = setup();
-    await expect(service.issueNonce("did:example:nobody")).resolves.toMatch(/^[0-9a-f]{40}$/);
+  it("issueForUnknownIdentities issues without asking the resolver (for slow resolvers); the proof still needs a key", async () => {
+    let asked = 0;
+    const resolver: IdentityResolver = {
+      resolve: async () => {
+        asked++;
+        return undefined;
+      },
+    };
+    const service = createProveOwnership({ store: new MemoryNonceStore(), resolver, jwt: createHs256Jwt({ secret: new Uint8Array(32) }), issueForUnknownIdentities: true });
+    expect(isNonce(await service.issueNonce("did:example:nobody"))).toBe(true);
+    expect(asked).toBe(0);
+    await rejects(service.prove("did:example:nobody", "ab".repeat(64)), "UNKNOWN_IDENTITY", 404);
   });
 });
 
-describe("prove-ownership: failures carry HTTP-ready statuses", () => {
+describe("instances sharing a store agree: one key, one set of redeemed nonces", () => {
+  it("a nonce from one instance is proven at another, and is then used up at both", async () => {
+    const clock = new Clock();
+    const shared = new MemoryNonceStore({ now: clock.now });
+    const a = setup({ store: shared, clock });
+    const b = createProveOwnership({ store: shared, resolver: a.registry, jwt: a.jwt, now: clock.now });
+    const nonce = await a.service.issueNonce(a.alice.id);
+    expect(await b.issueNonce(a.alice.id)).toBe(nonce);
+    const signed = signNonce(nonce, a.alice.secretKey);
+    await expect(b.prove(a.alice.id, signed)).resolves.toBeTypeOf("string");
+    await rejects(a.service.prove(a.alice.id, signed), "NONCE_EXPIRED_OR_USED", 401);
+  });
+
+  it("a nonce of a server with another key is not one of ours", async () => {
+    const clock = new Clock();
+    const ours = setup({ clock });
+    const theirs = createProveOwnership({ store: new MemoryNonceStore(), resolver: ours.registry, jwt: ours.jwt, now: clock.now });
+    const foreign = await theirs.issueNonce(ours.alice.id);
+    await rejects(ours.service.prove(ours.alice.id, signNonce(foreign, ours.alice.secretKey)), "INVALID_PROOF", 401);
+  });
+});
+
+describe("failures carry HTTP-ready statuses", () => {
   it("an invalid identity id is a 400 on both steps", async () => {
     const { service } = setup();
     for (const id of ["", "has space", "did:UPPER:x", "x".repeat(257), "a/b"]) {
@@ -255,18 +264,19 @@ describe("prove-ownership: failures carry HTTP-ready statuses", () => {
     }
   });
 
-  it("a full store answers 429 TOO_MANY_NONCES", async () => {
-    const { service } = setup({ maxTotal: 2 });
-    await service.issueNonce("a");
-    await service.issueNonce("b");
-    await rejects(service.issueNonce("c"), "TOO_MANY_NONCES", 429);
+  it("a malformed signedNonce or nonce is a 400 and redeems nothing", async () => {
+    const { service, alice, store } = setup();
+    const nonce = await service.issueNonce(alice.id);
+    for (const bad of ["", "zz".repeat(64), "ab".repeat(63), "ab".repeat(65)]) await rejects(service.prove(alice.id, bad), "INVALID_SIGNED_NONCE", 400);
+    await rejects(service.prove(alice.id, signNonce(nonce, alice.secretKey), nonce.toUpperCase()), "INVALID_NONCE", 400);
+    expect(store.size).toBe(0);
+    await expect(service.prove(alice.id, signNonce(nonce, alice.secretKey))).resolves.toBeTypeOf("string");
   });
 
-  it("a failing resolver is a 502 and consumes no nonce", async () => {
-    const clock = new Clock();
-    const store = new MemoryNonceStore({ now: clock.now });
+  it("a failing resolver is a 502 and redeems nothing", async () => {
+    const store = new MemoryNonceStore();
     const alice = generateIdentityKeyPair();
-    let up = false;
+    let up = true;
     const resolver: IdentityResolver = {
       resolve: async () => {
         if (!up) throw new Error("resolver offline");
@@ -275,28 +285,35 @@ describe("prove-ownership: failures carry HTTP-ready statuses", () => {
     };
     const service = createProveOwnership({ store, resolver, jwt: createHs256Jwt({ secret: new Uint8Array(32).fill(9) }) });
     const signed = signNonce(await service.issueNonce("alice"), alice.secretKey);
+    up = false;
     await rejects(service.prove("alice", signed), "IDENTITY_RESOLUTION_FAILED", 502);
     up = true;
     await expect(service.prove("alice", signed)).resolves.toBeTypeOf("string");
   });
 
-  it("a failing store is a 500 NONCE_STORE_FAILED", async () => {
+  it("a failing store is a 503 NONCE_STORE_FAILED (retry later), not a refused proof", async () => {
+    const alice = generateIdentityKeyPair();
+    const registry = new MemoryIdentityRegistry().add("alice", alice.publicKey);
+    let secretWorks = false;
     const broken: NonceStore = {
-      add: async () => {
+      redeemNonce: async () => {
         throw new Error("connection refused");
       },
-      outstanding: async () => {
-        throw new Error("connection refused");
+      secret: async (_name, create) => {
+        if (!secretWorks) throw new Error("connection refused");
+        return create();
       },
-      consume: async () => false,
     };
-    const service = createProveOwnership({ store: broken, resolver: new MemoryIdentityRegistry(), jwt: createHs256Jwt({ secret: new Uint8Array(32) }) });
-    await rejects(service.issueNonce("a"), "NONCE_STORE_FAILED", 500);
-    await rejects(service.prove("a", "0".repeat(128)), "NONCE_STORE_FAILED", 500);
+    const service = createProveOwnership({ store: broken, resolver: registry, jwt: createHs256Jwt({ secret: new Uint8Array(32) }) });
+    await rejects(service.issueNonce("alice"), "NONCE_STORE_FAILED", 503);
+    secretWorks = true;
+    const nonce = await service.issueNonce("alice");
+    await rejects(service.prove("alice", signNonce(nonce, alice.secretKey)), "NONCE_STORE_FAILED", 503);
   });
 
   it("a replaceable identity id validator decides which ids are accepted", async () => {
     const { store, registry, jwt } = setup();
+    registry.add("user-7", generateIdentityKeyPair().publicKey);
     const service = createProveOwnership({
       store,
       resolver: registry,
@@ -311,19 +328,57 @@ describe("prove-ownership: failures carry HTTP-ready statuses", () => {
   });
 });
 
-describe("prove-ownership: bad input never crashes", () => {
-  it("arbitrary identity ids and signedNonces give a JWT-free AuthError with a 4xx status", async () => {
+describe("MemoryNonceStore: redeemed nonces and revocations, each until it expires, bounded", () => {
+  it("redeemNonce is true once per nonce, also under concurrency", async () => {
+    const store = new MemoryNonceStore();
+    const results = await Promise.all(Array.from({ length: 10 }, () => store.redeemNonce("n", Date.now() + 1000)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
+
+  it("sweep drops what expired; a full store refuses further redemptions (429) until something expires", async () => {
+    const clock = new Clock();
+    const store = new MemoryNonceStore({ now: clock.now, maxTotal: 2 });
+    await store.redeemNonce("a", clock.ms + 10_000);
+    await store.revokeToken("t", clock.ms + 10_000);
+    await rejects(store.redeemNonce("b", clock.ms + 10_000), "TOO_MANY_NONCES", 429);
+    clock.advance(11);
+    expect(await store.redeemNonce("b", clock.ms + 10_000)).toBe(true);
+    expect(await store.isTokenRevoked("t")).toBe(false);
+    await store.sweep(clock.ms + 20_000);
+    expect(store.size).toBe(0);
+  });
+
+  it("secret() creates once and returns the same bytes after", async () => {
+    const store = new MemoryNonceStore();
+    const first = await store.secret("k", () => new Uint8Array(32).fill(1));
+    expect(await store.secret("k", () => new Uint8Array(32).fill(2))).toEqual(first);
+  });
+
+  it("out-of-range options are refused at construction", () => {
+    for (const options of [{ maxTotal: 0 }, { maxTotal: 1.5 }, { now: 5 as unknown as () => number }]) {
+      expect(() => new MemoryNonceStore(options)).toThrow(AuthError);
+    }
+  });
+});
+
+describe("bad input never crashes", () => {
+  it("arbitrary identity ids, signedNonces and nonces give a JWT-free AuthError with a 4xx status", async () => {
     const { service, alice } = setup();
     await service.issueNonce(alice.id);
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.constant(alice.id), fc.string(), fc.anything()), fc.oneof(fc.stringMatching(/^[0-9a-f]{128}$/), fc.string(), fc.anything()), async (id, signed) => {
-        const error = await service.prove(id as string, signed as string).then(
-          () => undefined,
-          (e: unknown) => e,
-        );
-        expect(error).toBeInstanceOf(AuthError);
-        expect([400, 401]).toContain((error as AuthError).status);
-      }),
+      fc.asyncProperty(
+        fc.oneof(fc.constant(alice.id), fc.string(), fc.anything()),
+        fc.oneof(fc.stringMatching(/^[0-9a-f]{128}$/), fc.string(), fc.anything()),
+        fc.oneof(fc.constant(undefined), fc.stringMatching(/^[0-9a-f]{40}$/), fc.anything()),
+        async (id, signed, nonce) => {
+          const error = await service.prove(id as string, signed as string, nonce as string | undefined).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          expect(error).toBeInstanceOf(AuthError);
+          expect([400, 401, 404]).toContain((error as AuthError).status);
+        },
+      ),
       { numRuns: 300 },
     );
   });

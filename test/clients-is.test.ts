@@ -55,9 +55,9 @@ describe("IS client: authenticate() and verifyJwt against a node with --api-key-
     expect(((await res.json()) as { error: { reason: string } }).error.reason).toBe("INVALID_API_KEY");
   });
 
-  it("an unknown identity or a wrong key cannot authenticate", async () => {
+  it("an unknown identity (404, before any work) or a wrong key (401) cannot authenticate", async () => {
     const mallory = identity();
-    await expect(new IdentityClient({ isGatewayUrl: run.url, apiKey: "the-api-key" }).authenticate(mallory.id, mallory.secretKey)).rejects.toMatchObject({ response: { status: 401 } });
+    await expect(new IdentityClient({ isGatewayUrl: run.url, apiKey: "the-api-key" }).authenticate(mallory.id, mallory.secretKey)).rejects.toMatchObject({ response: { status: 404 } });
     await expect(new IdentityClient({ isGatewayUrl: run.url, apiKey: "the-api-key" }).authenticate(alice.id, mallory.secretKey)).rejects.toMatchObject({ response: { status: 401 } });
   });
 });

@@ -108,7 +108,7 @@ describe("error answers: status and {error:{code,message}} body", () => {
   let run: Running;
   let jwt: string;
   beforeAll(async () => {
-    run = await startNode({ auth: true, minPoWScore: 100, nonceStore: { maxTotal: 3 } });
+    run = await startNode({ auth: true, minPoWScore: 100 });
     jwt = await jwtFor(run);
   });
   afterAll(() => run.close());
@@ -227,12 +227,13 @@ describe("error answers: status and {error:{code,message}} body", () => {
     expectError(await call(`${run.url}${MESSAGES}`, { method: "POST", headers: { "content-type": "text/plain", ...authHeaders(jwt) }, body: "hello" }), 400, "LENGTH_OUT_OF_RANGE");
   });
 
-  it("429 when the nonce store is full", async () => {
-    const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await call(`${run.url}/authentication/prove-ownership/someone-${i}`)).status);
-    expect(statuses).toContain(429);
-    const res = await call(`${run.url}/authentication/prove-ownership/someone-else`);
-    expectError(res, 429);
+  it("404 for a nonce or a proof of an identity the registry does not know, and no-store on both", async () => {
+    const got = await call(`${run.url}/authentication/prove-ownership/someone-unknown`);
+    expectError(got, 404, "UNKNOWN_IDENTITY");
+    expect(got.headers.get("cache-control")).toBe("no-store");
+    const posted = await postJson(`${run.url}/authentication/prove-ownership/someone-unknown`, { signedNonce: "ab".repeat(64) });
+    expectError(posted, 404, "UNKNOWN_IDENTITY");
+    expect(posted.headers.get("cache-control")).toBe("no-store");
   });
 
   it("the client turns each error into a ClientError with status, code, reason and path", async () => {

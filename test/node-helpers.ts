@@ -4,8 +4,8 @@ import { toHex } from "../src/bytes/hex.js";
 import { TOTAL_SUPPLY } from "../src/bytes/limits.js";
 import { ed25519Address, ed25519PublicKey } from "../src/crypto/index.js";
 import { outputId } from "../src/model/ids.js";
-import { createHs256Jwt, createProveOwnership, generateIdentityKeyPair, MemoryIdentityRegistry, MemoryNonceStore, type LocalJwtService, type MemoryNonceStoreOptions } from "../src/auth/index.js";
-import { createHandler, createNode, MemoryLedger, serve, type ChrysalisNode, type HandlerOptions, type NodeOptions, type RunningServer } from "../src/node/index.js";
+import { createHs256Jwt, createProveOwnership, generateIdentityKeyPair, MemoryIdentityRegistry, MemoryNonceStore, type LocalJwtService } from "../src/auth/index.js";
+import { createEdge, createHandler, createNode, MemoryLedger, serve, type ChrysalisNode, type EdgeLimitsInput, type HandlerOptions, type NodeOptions, type RunningServer } from "../src/node/index.js";
 
 export const GENESIS_TX = "0".repeat(64);
 
@@ -45,7 +45,10 @@ export interface Running {
 
 export interface StartOptions extends NodeOptions {
   auth?: boolean;
-  nonceStore?: MemoryNonceStoreOptions;
+  /** Nonce lifetime in seconds. */
+  nonceLifetime?: number;
+  /** The edge's limits (default: the public-node defaults). */
+  limits?: EdgeLimitsInput;
   handler?: Omit<HandlerOptions, "jwt" | "proveOwnership">;
   jwtLifetime?: number;
 }
@@ -53,19 +56,21 @@ export interface StartOptions extends NodeOptions {
 /** A node served on 127.0.0.1:0; with `auth`, prove-ownership and JWT (HS256, injectable clock) and one identity. */
 export async function startNode(options: StartOptions = {}): Promise<Running> {
   const node = createNode({ network: "chrysalis-test", minPoWScore: 1, ...options });
+  const edge = createEdge({ limits: options.limits ?? {} });
   const registry = new MemoryIdentityRegistry();
   const keys = generateIdentityKeyPair();
   const identity = { id: "did:iota:test-identity", ...keys };
   registry.add(identity.id, keys.publicKey);
   const clock = { now: Date.now() };
   let jwt: LocalJwtService | undefined;
-  const handlerOptions: HandlerOptions = { ...options.handler };
+  const handlerOptions: HandlerOptions = { maxJsonBytes: edge.limits.maxJsonBytes, ...options.handler };
   if (options.auth === true) {
     jwt = createHs256Jwt({ secret: "a test secret of at least thirty-two bytes", lifetime: options.jwtLifetime ?? 60, now: () => clock.now });
     handlerOptions.jwt = jwt;
-    handlerOptions.proveOwnership = createProveOwnership({ store: new MemoryNonceStore({ ...options.nonceStore, now: () => clock.now }), resolver: registry, jwt });
+    const lifetime = options.nonceLifetime !== undefined ? { lifetime: options.nonceLifetime } : {};
+    handlerOptions.proveOwnership = createProveOwnership({ store: new MemoryNonceStore({ now: () => clock.now }), resolver: registry, jwt, now: () => clock.now, ...lifetime });
   }
-  const server = await serve(createHandler(node, handlerOptions), { host: "127.0.0.1", port: 0, onClose: () => node.close() });
+  const server = await serve(createHandler(node, handlerOptions), { host: "127.0.0.1", port: 0, edge, onGraceExpired: () => node.shutdown(), onClose: () => node.close() });
   return { node, server, url: server.url, jwt, registry, identity, clock, close: () => server.close() };
 }
 

@@ -62,7 +62,7 @@ describe("requests and answers cross the adapter intact", () => {
     try {
       const res = await fetch(`${server.url}/boom`);
       expect(res.status).toBe(500);
-      expect(await res.json()).toEqual({ error: { code: "500", message: "internal error" } });
+      expect(await res.json()).toEqual({ error: { code: "500", message: "internal error", reason: "INTERNAL" } });
       expect(await (await fetch(`${server.url}/ok`)).text()).toBe("fine");
     } finally {
       await server.close();

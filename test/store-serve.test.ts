@@ -3,17 +3,19 @@
 // store of 100,000 messages is ready in under 2 s (nothing is replayed); and two instances on one store (a PostgreSQL
 // database, or an LMDB directory shared by two processes) share what they store and let the store decide between
 // conflicting spends sent to each at the same instant.
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { generateIdentityKeyPair, signNonce } from "../src/auth/index.js";
 import { bech32Address } from "../src/crypto/index.js";
 import { encodeMessage } from "../src/model/codec.js";
 import { messageId, networkId, outputId, transactionId } from "../src/model/ids.js";
 import { buildTransactionPayload } from "../src/model/transaction.js";
 import type { Message, Output } from "../src/model/types.js";
 import { LmdbStore, ZERO_MESSAGE_ID } from "../src/node/index.js";
-import { failingServe, killAll, startServe, type ServeProcess } from "./serve-process.js";
+import { CLI, failingServe, killAll, startServe, type ServeProcess } from "./serve-process.js";
 import { createTestDatabase, postgresUrl, tempDir, wallet, type Wallet } from "./store-helpers.js";
 
 const NETWORK = "chrysalis-serve-store";
@@ -117,6 +119,59 @@ describe("a restart does not replay the store", () => {
   }, 120_000);
 });
 
+describe("chrysalis auth revoke on the store a running node uses", () => {
+  const dir = tempDir("serve-revoke");
+  afterAll(() => dir.remove());
+
+  const engines: { name: string; skip: boolean; storage(): Promise<{ args: string[]; remove(): Promise<void> }> }[] = [
+    { name: "an LMDB data directory (a second process on it)", skip: false, storage: async () => ({ args: ["--data-dir", join(dir.path, "data")], remove: async () => undefined }) },
+    {
+      name: "a PostgreSQL database",
+      skip: serverUrl === undefined,
+      storage: async () => {
+        const db = await createTestDatabase(serverUrl!, "revoke");
+        return { args: ["--database", db.url], remove: () => db.drop() };
+      },
+    },
+  ];
+  for (const engine of engines) {
+    it.skipIf(engine.skip)(`${engine.name}: the node refuses the token from the next request on`, async () => {
+      const storage = await engine.storage();
+      const identity = { id: "did:iota:revoked", ...generateIdentityKeyPair() };
+      writeFileSync(join(dir.path, "jwt"), "a jwt secret for the revocation test, 32+ bytes\n");
+      writeFileSync(join(dir.path, "ids.json"), JSON.stringify({ [identity.id]: Buffer.from(identity.publicKey).toString("hex") }));
+      const node = await startServe([...storage.args, "--network", NETWORK, "--min-pow-score", "0", "--no-coordinator", "--jwt-secret-file", join(dir.path, "jwt"), "--identities", join(dir.path, "ids.json")]);
+      try {
+        const prove = `${node.url}/authentication/prove-ownership/${encodeURIComponent(identity.id)}`;
+        const { nonce } = (await (await fetch(prove)).json()) as { nonce: string };
+        const { jwt } = (await (await fetch(prove, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ signedNonce: signNonce(nonce, identity.secretKey) }) })).json()) as { jwt: string };
+        const submit = (text: string): Promise<Response> => {
+          const message: Message = { networkId: NETWORK_ID, parents: [new Uint8Array(32)], payload: { type: 2, index: utf8.encode("revoke"), data: utf8.encode(text) }, nonce: 1n };
+          return fetch(`${node.url}/api/v1/messages`, { method: "POST", headers: { "content-type": "application/octet-stream", authorization: `Bearer ${jwt}` }, body: encodeMessage(message) as Uint8Array<ArrayBuffer> });
+        };
+        expect((await submit("before")).status).toBe(201);
+        const revoke = spawnSync(process.execPath, [CLI, "auth", "revoke", jwt, ...storage.args], { encoding: "utf8", timeout: 30_000 });
+        expect(revoke.status, revoke.stderr).toBe(0);
+        expect(revoke.stdout).toMatch(/^revoked /);
+        const refused = await submit("after");
+        expect(refused.status).toBe(401);
+        expect(((await refused.json()) as { error: { reason: string } }).error.reason).toBe("TOKEN_REVOKED");
+      } finally {
+        await node.kill();
+        await storage.remove();
+      }
+    });
+  }
+
+  it("a directory or database with no store in it: exit 1 naming it, and nothing is created", async () => {
+    const empty = join(dir.path, "no-store-here");
+    const r = spawnSync(process.execPath, [CLI, "auth", "revoke", "some-jti", "--data-dir", empty], { encoding: "utf8", timeout: 30_000 });
+    expect(r.status).toBe(1);
+    expect(oneLine(r.stderr)).toContain(`there is no store in ${empty}`);
+    expect(existsSync(empty)).toBe(false);
+  });
+});
+
 /**
  * Two serve processes on one store: `storage()` gives the storage arguments of a new store and its removal. The store
  * is shared through the engine alone (LMDB's file locks across processes; PostgreSQL's transactions).
@@ -127,10 +182,13 @@ function twoInstances(title: string, skip: boolean, storage: () => Promise<{ arg
     let a: ServeProcess | undefined;
     let b: ServeProcess | undefined;
     const genesis = wallet();
+    const identity = { id: "did:iota:two-instances", ...generateIdentityKeyPair() };
+    const files = tempDir("serve-pair-files");
     afterAll(async () => {
       await a?.kill();
       await b?.kill();
       await removeStorage?.();
+      files.remove();
     });
 
     const post = (url: string, message: Message): Promise<Response> =>
@@ -147,7 +205,10 @@ function twoInstances(title: string, skip: boolean, storage: () => Promise<{ arg
       removeStorage = made.remove;
       // No coordinators: a milestone is a message too, and one issued between a submission and the tips check would make
       // the tip set a race (the coordinator on a shared store is the coordinator's own tests' subject).
-      const args = [...made.args, "--network", NETWORK, "--min-pow-score", "0", "--no-pow", "--no-coordinator", "--genesis", bech32Address("atoi", genesis.address)];
+      // One JWT secret and one identity registry for both, as an operator deploys instances behind a balancer.
+      writeFileSync(join(files.path, "jwt-secret"), "a jwt secret shared by both instances, 32+ bytes\n");
+      writeFileSync(join(files.path, "identities.json"), JSON.stringify({ [identity.id]: Buffer.from(identity.publicKey).toString("hex") }));
+      const args = [...made.args, "--network", NETWORK, "--min-pow-score", "0", "--no-pow", "--no-coordinator", "--genesis", bech32Address("atoi", genesis.address), "--jwt-secret-file", join(files.path, "jwt-secret"), "--identities", join(files.path, "identities.json"), "--open-submit"];
       [a, b] = await Promise.all([startServe(args), startServe(args)]);
       const lines = [a.output(), b.output()].map((o) => /storage: .*/.exec(o)?.[0]);
       expect(lines.filter((l) => l?.includes("(new store, ledger on)"))).toHaveLength(1);
@@ -166,6 +227,30 @@ function twoInstances(title: string, skip: boolean, storage: () => Promise<{ arg
       expect(found.data.messageIds).toEqual([id]);
       const tips = (await (await fetch(`${b!.url}/api/v1/tips`)).json()) as { data: { tipMessageIds: string[] } };
       expect(tips.data.tipMessageIds).toContain(id);
+    });
+
+    it("a prove-ownership nonce issued by one is redeemed at the other exactly once", async () => {
+      const prove = (url: string): string => `${url}/authentication/prove-ownership/${encodeURIComponent(identity.id)}`;
+      const nonceFrom = async (url: string): Promise<string> => ((await (await fetch(prove(url))).json()) as { nonce: string }).nonce;
+      const redeem = (url: string, nonce: string): Promise<Response> =>
+        fetch(prove(url), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ signedNonce: signNonce(nonce, identity.secretKey) }) });
+      // Issued by a, redeemed at b: a JWT; then refused at both.
+      const nonce = await nonceFrom(a!.url);
+      const first = await redeem(b!.url, nonce);
+      expect(first.status).toBe(200);
+      expect(((await first.json()) as { jwt: string }).jwt).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+      for (const url of [a!.url, b!.url]) {
+        const again = await redeem(url, nonce);
+        expect(again.status).toBe(401);
+        expect(((await again.json()) as { error: { reason: string } }).error.reason).toBe("NONCE_EXPIRED_OR_USED");
+      }
+      // One nonce sent to both at the same instant, five times over: exactly one login each time.
+      for (let round = 0; round < 5; round++) {
+        const fresh = await nonceFrom(round % 2 === 0 ? a!.url : b!.url);
+        const answers = await Promise.all([redeem(a!.url, fresh), redeem(b!.url, fresh)]);
+        expect(answers.map((r) => r.status).sort(), `round ${round}`).toEqual([200, 401]);
+        await Promise.all(answers.map((r) => r.arrayBuffer()));
+      }
     });
 
     it("50 outputs, each spent by two different transactions sent to the two instances at the same instant: exactly one of each pair is accepted", async () => {

@@ -2,8 +2,9 @@
 // Messages are fixed texts: they never echo keys, signatures, tokens or secrets handed in.
 import { ProtocolError, type ProtocolErrorOptions } from "../bytes/errors.js";
 
-/** The statuses an auth failure maps to: 400 malformed, 401 refused proof or token, 429 too many nonces, 5xx the server's side. */
-export type AuthStatus = 400 | 401 | 429 | 500 | 502;
+/** The statuses an auth failure maps to: 400 malformed, 401 refused proof or token, 404 unknown identity, 429 too many
+ * redeemed nonces, 5xx the server's side (503: the store is unavailable, retry). */
+export type AuthStatus = 400 | 401 | 404 | 429 | 500 | 502 | 503;
 
 /** Each code and the status it always carries. */
 export const AUTH_ERROR_STATUS = {
@@ -14,9 +15,10 @@ export const AUTH_ERROR_STATUS = {
   INVALID_IDENTITY_ID: 400, // refused by the identity id validator
   INVALID_DID_DOCUMENT: 400, // a DID document without a readable Ed25519 key
   INVALID_ARGUMENT: 400, // a call given the wrong kind of value
-  UNKNOWN_IDENTITY_OR_BAD_PROOF: 401, // one code for both, so that identities cannot be enumerated
-  NONCE_EXPIRED_OR_USED: 401, // no outstanding nonce for the identity
-  TOO_MANY_NONCES: 429, // the nonce store is full
+  UNKNOWN_IDENTITY: 404, // the resolver knows no key for the identity (refused before any work)
+  INVALID_PROOF: 401, // the signature matches no live nonce of the identity under any of its keys
+  NONCE_EXPIRED_OR_USED: 401, // the signed nonce was redeemed before, or its lifetime is over
+  TOO_MANY_NONCES: 429, // the set of redeemed nonces is full
   MISSING_TOKEN: 401, // no Bearer token in Authorization or Authentication
   INVALID_AUTHORIZATION_HEADER: 400, // a Bearer header whose value is not one token68
   CONFLICTING_TOKENS: 400, // Authorization and Authentication disagree
@@ -28,11 +30,13 @@ export const AUTH_ERROR_STATUS = {
   TOKEN_CLAIM_INVALID: 401, // a required claim missing or of the wrong type
   TOKEN_ISSUER_MISMATCH: 401,
   TOKEN_AUDIENCE_MISMATCH: 401,
+  TOKEN_REVOKED: 401, // revoked by its id (jti)
+  TOKEN_SUBJECT_UNKNOWN: 401, // the identity it was issued to is no longer registered
   INVALID_JWT_SECRET: 500, // configuration: an HS256 secret under 32 bytes
   INVALID_JWT_KEY: 500, // configuration: an EdDSA key pair that is malformed or does not match
   JWT_CANNOT_ISSUE: 500, // an EdDSA service built with the public key alone was asked to issue
   INVALID_CONFIGURATION: 500, // another option out of range (lifetime, tolerance, bounds)
-  NONCE_STORE_FAILED: 500, // the nonce store threw something other than an AuthError
+  NONCE_STORE_FAILED: 503, // the nonce store threw something other than an AuthError (unreachable: retry later)
   IDENTITY_RESOLUTION_FAILED: 502, // the identity resolver threw or returned something other than keys
 } as const satisfies Record<string, AuthStatus>;
 

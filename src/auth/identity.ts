@@ -38,7 +38,7 @@ export interface IdentityResolver {
 
 /** Identity ids and their keys in memory: the default resolver, and the shape a test or a small deployment needs. */
 export class MemoryIdentityRegistry implements IdentityResolver {
-  readonly #keys = new Map<string, Uint8Array[]>();
+  #keys = new Map<string, Uint8Array[]>();
   readonly #validate: (id: string) => string;
   static readonly MAX_KEYS_PER_IDENTITY = 16;
 
@@ -57,6 +57,22 @@ export class MemoryIdentityRegistry implements IdentityResolver {
     }
     list.push(publicKey.slice());
     this.#keys.set(id, list);
+    return this;
+  }
+
+  /** Identities registered. */
+  get size(): number {
+    return this.#keys.size;
+  }
+
+  /**
+   * Takes over every identity and key of `other` in one step (a reload of the registry file): identities missing from
+   * it are gone at once, so their JWTs are refused by a guard that asks this registry (guardJwt's resolver).
+   */
+  replaceWith(other: MemoryIdentityRegistry): this {
+    const next = new Map<string, Uint8Array[]>();
+    for (const [id, keys] of other.#keys) next.set(id, keys.map((k) => k.slice()));
+    this.#keys = next;
     return this;
   }
 

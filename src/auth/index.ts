@@ -1,5 +1,5 @@
 // chrysalis-core/auth: prove-ownership authentication (PROTOCOL.md §7) for clients and servers.
-// Nonces and their proof, the nonce store, identities and DID keys, JWTs, Bearer headers, and the service step joining them.
+// Nonces and their proof, stateless nonces and the redeemed-nonce store, JWT revocation, identities and DID keys, JWTs, Bearer headers, and the service step joining them.
 export { AuthError, AUTH_ERROR_STATUS, wwwAuthenticate, type AuthErrorCode, type AuthStatus } from "./errors.js";
 export {
   createNonce,
@@ -17,11 +17,14 @@ export {
 export {
   MemoryNonceStore,
   DEFAULT_NONCE_TTL_SECONDS,
-  DEFAULT_MAX_NONCES_PER_IDENTITY,
   DEFAULT_MAX_NONCES_TOTAL,
   type NonceStore,
+  type NonceRedemptions,
+  type SharedSecrets,
+  type TokenRevocations,
   type MemoryNonceStoreOptions,
 } from "./store.js";
+export { nonceMinter, nonceIssuedAt, type NonceMinter } from "./challenge.js";
 export {
   validateIdentityId,
   MemoryIdentityRegistry,
@@ -46,5 +49,13 @@ export {
   type EdDsaJwtOptions,
 } from "./jwt.js";
 export { bearerToken, authHeaders, MAX_AUTHORIZATION_HEADER_LENGTH, type HeaderBag } from "./headers.js";
-export { createProveOwnership, type ProveOwnership, type ProveOwnershipOptions } from "./prove.js";
+export {
+  createProveOwnership,
+  NONCE_KEY_NAME,
+  NONCE_CLOCK_SKEW_SECONDS,
+  MAX_PROOF_VERIFICATIONS,
+  type ProveOwnership,
+  type ProveOwnershipOptions,
+} from "./prove.js";
+export { guardJwt, revokeJwt, tokenIdentity, MAX_REVOCATION_SECONDS, type GuardedJwtService, type JwtGuardOptions, type Revocation } from "./revocation.js";
 export { authBackend } from "./primitives.js";

@@ -1,67 +1,141 @@
 // The prove-ownership service step (PROTOCOL.md §7): issue a nonce for an identity, then trade a signedNonce for a JWT.
-// It ties a NonceStore, an IdentityResolver and a JwtService together; every failure is an AuthError with its status.
+// Nonces are stateless (challenge.ts): issuing one writes nothing, so no flood of GETs can fill a table or push out
+// someone else's nonce, and a bad POST consumes nothing. Only a proof that verifies is recorded, as a redeemed nonce in
+// the store until the nonce expires (the node's NodeStore, so every instance sharing it agrees), and the MAC key comes
+// from the same store. Every failure is an AuthError carrying its HTTP status.
 //
-// Which nonce was signed? The POST carries only the signature, so it is checked against each outstanding nonce of the
-// identity (at most the store's per-identity bound) under each of its keys (at most `maxKeys`). What an attempt consumes:
-// - a signature that matches consumes exactly the matching nonce (atomically, so two racing POSTs yield one JWT);
-//   the identity's other outstanding nonces stay usable, each once;
-// - a signature that matches none consumes every nonce it was checked against: each was used by an attempt that failed.
-//   A captured signedNonce therefore works at most once, and a guesser gets one try per issued nonce. The cost is that
-//   anyone who knows an identity id can cancel its pending nonces with a bad POST; they can do as much by requesting
-//   nonces for it (the oldest are dropped), which is inherent in an unauthenticated challenge: rate-limit both routes.
-// A malformed signedNonce (not 128 hex characters) is refused with 400 before any nonce is looked at, and consumes none.
-// Unknown identities and bad proofs get one code and message, and an unknown identity still costs one verification
-// per outstanding nonce, so neither the answer nor (roughly) its timing tells whether an identity exists.
+// A nonce is a function of (identity, second, lane): the GET hands out the lowest lane of the current second that this
+// instance has not seen redeemed, so one identity can log in again and again (up to MAX_LANES times a second). What an
+// instance knows of redeemed lanes comes only from proofs whose signature verified, so anonymous traffic cannot fill
+// it; it is bounded and only a hint, the store's redeemed set decides.
+//
+// Which nonce was signed? A POST may name it (`nonce`, an extension of ours), and then exactly that nonce is checked. The
+// Integration Services client sends only the signature, so the service rebuilds the nonces it may have issued to the
+// identity during one lifetime (the next free lane of each second, newest first: now, a second ago, a second ahead for
+// another instance's clock, …; then the first lanes of the last two seconds, for nonces another instance issued) and
+// tries the signature against each under each of the identity's keys: a proof from a client that signs and posts at
+// once costs one or two verifications; a bad proof costs at most MAX_PROOF_VERIFICATIONS (about 6 ms), and an unknown
+// identity costs none. Two logins of one identity whose GETs fall in the same second before either proof arrived get
+// the same nonce: the first proof redeems it, the second is refused (NONCE_EXPIRED_OR_USED) and works when repeated.
+import { constantTimeEqual } from "../bytes/bytes.js";
+import { fromHex } from "../bytes/hex.js";
+import { nonceIssuedAt, nonceMinter, MAX_ISSUED_SECONDS, MAX_LANES, type NonceMinter } from "./challenge.js";
 import { AuthError } from "./errors.js";
-import { createNonce, hashNonce, isNonce, parseSignedNonce } from "./nonce.js";
-import { verifyEd25519Strict } from "./primitives.js";
 import { validateIdentityId as defaultValidateIdentityId, type IdentityResolver } from "./identity.js";
-import type { JwtService } from "./jwt.js";
-import type { NonceStore } from "./store.js";
+import { parseDuration, type JwtService } from "./jwt.js";
+import { hashNonce, isNonce, parseSignedNonce } from "./nonce.js";
+import { verifyEd25519Strict } from "./primitives.js";
+import { DEFAULT_NONCE_TTL_SECONDS, randomKey, type NonceStore } from "./store.js";
 
 export interface ProveOwnershipOptions {
+  /** Redeemed nonces and the nonce MAC key: the node's NodeStore (shared by its instances) or a MemoryNonceStore. */
   store: NonceStore;
   resolver: IdentityResolver;
   jwt: JwtService;
+  /** How long a nonce can be redeemed: seconds, or a duration such as "2m" (default 30 s; 2 s to 1 h). */
+  lifetime?: number | string;
+  /** Issue nonces without asking the resolver first (for resolvers too slow to ask on every GET). Default false: a GET
+   * for an identity the resolver does not know answers 404 UNKNOWN_IDENTITY. */
+  issueForUnknownIdentities?: boolean;
   /** Returns the id to use or throws (AuthError INVALID_IDENTITY_ID); default validateIdentityId. */
   validateIdentityId?: (identityId: string) => string;
   /** Keys of one identity tried per nonce (default 8); further keys are ignored. */
   maxKeys?: number;
   /** Extra claims put into each JWT, from the identity id. */
   claims?: (identityId: string) => Record<string, unknown> | undefined;
+  /** Clock in milliseconds (default Date.now), injectable for tests. */
+  now?: () => number;
 }
 
 export interface ProveOwnership {
-  /** GET: a fresh nonce for the identity (whether or not it is known). */
+  /** GET: the identity's current nonce (40 lowercase hex characters). */
   issueNonce(identityId: string): Promise<string>;
-  /** POST: the JWT for an identity whose key signed one of its outstanding nonces. */
-  prove(identityId: string, signedNonce: string): Promise<string>;
+  /** POST: the JWT for an identity whose key signed one of its live nonces; `nonce` names the nonce that was signed. */
+  prove(identityId: string, signedNonce: string, nonce?: string): Promise<string>;
+  /** The nonce lifetime in seconds. */
+  readonly lifetime: number;
 }
 
-// A key no identity has, so that an unknown identity costs the same verifications as a known one.
-const DECOY_KEY = Uint8Array.from({ length: 32 }, (_, i) => (i * 73 + 41) & 0xff);
+/** The name of the nonce MAC key in the store's shared secrets. */
+export const NONCE_KEY_NAME = "prove-ownership/nonce-key";
+/** Seconds another instance's clock may run ahead: its nonces are accepted that much early. */
+export const NONCE_CLOCK_SKEW_SECONDS = 1;
+/** Signature verifications one POST may cost at most (nonces searched × keys). */
+export const MAX_PROOF_VERIFICATIONS = 64;
+/** (identity, second) pairs whose redeemed lanes an instance remembers; the oldest is forgotten beyond it. */
+const LANE_MEMORY = 65_536;
+/** Lanes of the two newest seconds tried besides the next free one (nonces issued by another instance). */
+const OTHER_LANES_TRIED = 4;
+const MIN_LIFETIME_SECONDS = 2;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const MAX_LIFETIME_SECONDS = 3600;
+
+/** Which lanes this instance has seen redeemed, per (identity, second): a bit per lane. */
+class LaneMemory {
+  readonly #entries = new Map<string, { mask: number; until: number }>();
+
+  mask(id: string, second: number, now: number): number {
+    const key = `${second}\u0000${id}`;
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return 0;
+    if (entry.until <= now) {
+      this.#entries.delete(key);
+      return 0;
+    }
+    return entry.mask;
+  }
+
+  mark(id: string, second: number, lane: number, until: number): void {
+    const key = `${second}\u0000${id}`;
+    const entry = this.#entries.get(key) ?? { mask: 0, until };
+    entry.mask |= 1 << lane;
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    if (this.#entries.size > LANE_MEMORY) this.#entries.delete(this.#entries.keys().next().value as string);
+  }
+}
+
+function firstFreeLane(mask: number): number {
+  for (let lane = 0; lane < MAX_LANES; lane++) if ((mask & (1 << lane)) === 0) return lane;
+  return -1;
+}
 
 export function createProveOwnership(options: ProveOwnershipOptions): ProveOwnership {
   const { store, resolver, jwt } = options;
   const validate = options.validateIdentityId ?? defaultValidateIdentityId;
   const maxKeys = options.maxKeys ?? 8;
-  if (!Number.isSafeInteger(maxKeys) || maxKeys < 1 || maxKeys > 64) {
-    throw new AuthError("INVALID_CONFIGURATION", "maxKeys must be an integer from 1 to 64", { path: "maxKeys" });
+  if (!Number.isSafeInteger(maxKeys) || maxKeys < 1 || maxKeys > MAX_PROOF_VERIFICATIONS) {
+    throw new AuthError("INVALID_CONFIGURATION", `maxKeys must be an integer from 1 to ${MAX_PROOF_VERIFICATIONS}`, { path: "maxKeys" });
+  }
+  const lifetime = parseDuration(options.lifetime ?? DEFAULT_NONCE_TTL_SECONDS, "lifetime", MIN_LIFETIME_SECONDS, MAX_LIFETIME_SECONDS);
+  if (options.now !== undefined && typeof options.now !== "function") {
+    throw new AuthError("INVALID_CONFIGURATION", "now must be a function returning milliseconds", { path: "now" });
+  }
+  const now = options.now ?? Date.now;
+  const checkOnIssue = options.issueForUnknownIdentities !== true;
+  const lanes = new LaneMemory();
+
+  // The key is read once from the store (created there by the first instance to ask); a failed read is retried.
+  let minter: Promise<NonceMinter> | undefined;
+  function getMinter(): Promise<NonceMinter> {
+    minter ??= storeCall(() => store.secret(NONCE_KEY_NAME, randomKey)).then(
+      (key) => {
+        if (!(key instanceof Uint8Array) || key.length < 32) throw new AuthError("NONCE_STORE_FAILED", "the store returned a nonce key shorter than 32 bytes");
+        return nonceMinter(key);
+      },
+      (error: unknown) => {
+        minter = undefined;
+        throw error;
+      },
+    );
+    return minter;
   }
 
   function checkedId(identityId: unknown): string {
     const id = validate(identityId as string);
-    if (typeof id !== "string" || id.length === 0) throw new AuthError("INVALID_IDENTITY_ID", "invalid identity id", { path: "identityId" });
+    // A lone surrogate would be encoded as U+FFFD, so two ids could share a MAC.
+    if (typeof id !== "string" || id.length === 0 || LONE_SURROGATE.test(id)) throw new AuthError("INVALID_IDENTITY_ID", "invalid identity id", { path: "identityId" });
     return id;
-  }
-
-  async function storeCall<T>(call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      if (error instanceof AuthError) throw error;
-      throw new AuthError("NONCE_STORE_FAILED", "the nonce store failed", { cause: error });
-    }
   }
 
   async function keysOf(id: string): Promise<Uint8Array[]> {
@@ -79,43 +153,100 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
     return keys.slice(0, maxKeys) as Uint8Array[];
   }
 
+  function unknown(): AuthError {
+    return new AuthError("UNKNOWN_IDENTITY", "no such identity is registered here", { path: "identityId" });
+  }
+
   function refused(): AuthError {
-    return new AuthError("UNKNOWN_IDENTITY_OR_BAD_PROOF", "unknown identity or invalid proof of ownership", { path: "signedNonce" });
+    return new AuthError("INVALID_PROOF", "the signature matches no live nonce of this identity: request a new nonce and sign it", { path: "signedNonce" });
+  }
+
+  function signedBy(keys: readonly Uint8Array[], nonce: string, signature: Uint8Array): boolean {
+    const digest = hashNonce(nonce);
+    for (const key of keys) if (verifyEd25519Strict(key, digest, signature)) return true;
+    return false;
+  }
+
+  /** The (second, lane) pairs a nonce-less proof is tried against, likeliest first, within the verification budget. */
+  function candidates(id: string, current: number, keyCount: number): Array<readonly [number, number]> {
+    const budget = Math.max(1, Math.floor(MAX_PROOF_VERIFICATIONS / keyCount));
+    const seconds = [current, current - 1];
+    for (let s = 1; s <= NONCE_CLOCK_SKEW_SECONDS; s++) seconds.push(current + s);
+    for (let back = 2; back < lifetime; back++) seconds.push(current - back);
+    const out: Array<readonly [number, number]> = [];
+    const tried = new Set<string>();
+    const add = (second: number, lane: number): void => {
+      if (second < 0 || second > MAX_ISSUED_SECONDS || lane < 0 || tried.has(`${second}:${lane}`)) return;
+      tried.add(`${second}:${lane}`);
+      out.push([second, lane]);
+    };
+    for (const second of seconds) add(second, firstFreeLane(lanes.mask(id, second, current)));
+    for (const second of [current, current - 1]) for (let lane = 0; lane < OTHER_LANES_TRIED; lane++) add(second, lane);
+    return out.slice(0, budget);
+  }
+
+  function live(issued: number, current: number): boolean {
+    return issued <= current + NONCE_CLOCK_SKEW_SECONDS && current < issued + lifetime;
   }
 
   return {
+    lifetime,
+
     async issueNonce(identityId: string): Promise<string> {
       const id = checkedId(identityId);
-      const nonce = createNonce();
-      await storeCall(() => store.add(id, nonce));
-      return nonce;
+      if (checkOnIssue && (await keysOf(id)).length === 0) throw unknown();
+      const mint = await getMinter();
+      const current = Math.floor(now() / 1000);
+      const lane = firstFreeLane(lanes.mask(id, current, current));
+      if (lane < 0) throw new AuthError("TOO_MANY_NONCES", `this identity proved ownership ${MAX_LANES} times this second; try again in a second`, { path: "identityId" });
+      return mint.nonce(id, current, lane);
     },
 
-    async prove(identityId: string, signedNonce: string): Promise<string> {
+    async prove(identityId: string, signedNonce: string, nonce?: string): Promise<string> {
       const id = checkedId(identityId);
+      // Malformed input is refused with 400 before anything is looked up or verified.
       const signature = parseSignedNonce(signedNonce);
-      const nonces = await storeCall(() => store.outstanding(id));
-      if (nonces.length === 0) throw new AuthError("NONCE_EXPIRED_OR_USED", "no outstanding nonce for this identity: request a new one", { path: "nonce" });
+      if (nonce !== undefined && !isNonce(nonce)) throw new AuthError("INVALID_NONCE", "expected a nonce of 40 lowercase hex characters", { path: "nonce" });
       const keys = await keysOf(id);
-      const candidates = keys.length > 0 ? keys : [DECOY_KEY];
+      if (keys.length === 0) throw unknown();
+      const mint = await getMinter();
+      const current = Math.floor(now() / 1000);
       let matched: string | undefined;
-      for (const nonce of nonces) {
-        if (!isNonce(nonce)) continue; // a store holding something else: never a match
-        const digest = hashNonce(nonce);
-        for (const key of candidates) {
-          if (verifyEd25519Strict(key, digest, signature) && keys.length > 0) matched = nonce;
+      let issued = 0;
+      let lane = 0;
+      if (nonce !== undefined) {
+        ({ issued, lane } = nonceIssuedAt(nonce));
+        // Ours and for this identity (the MAC), before any signature work.
+        if (lane >= MAX_LANES || !constantTimeEqual(fromHex(mint.nonce(id, issued, lane)), fromHex(nonce))) throw refused();
+        if (!live(issued, current)) throw new AuthError("NONCE_EXPIRED_OR_USED", "the nonce has expired: request a new one", { path: "nonce" });
+        if (signedBy(keys, nonce, signature)) matched = nonce;
+      } else {
+        for (const [second, candidateLane] of candidates(id, current, keys.length)) {
+          const candidate = mint.nonce(id, second, candidateLane);
+          if (signedBy(keys, candidate, signature)) {
+            matched = candidate;
+            issued = second;
+            lane = candidateLane;
+            break;
+          }
         }
-        if (matched !== undefined) break;
       }
-      if (matched === undefined) {
-        await storeCall(() => Promise.all(nonces.map((n) => store.consume(id, n))));
-        throw refused();
-      }
-      if (!(await storeCall(() => store.consume(id, matched)))) {
-        // Another attempt consumed it between our read and now.
-        throw new AuthError("NONCE_EXPIRED_OR_USED", "the nonce has expired or was used: request a new one", { path: "nonce" });
-      }
+      if (matched === undefined) throw refused();
+      const expiresAt = (issued + lifetime + NONCE_CLOCK_SKEW_SECONDS) * 1000;
+      const redeemed = await storeCall(() => store.redeemNonce(matched, expiresAt));
+      // Either way the lane is taken now: the next GET of this second hands out the next one.
+      lanes.mark(id, issued, lane, issued + lifetime + NONCE_CLOCK_SKEW_SECONDS);
+      if (!redeemed) throw new AuthError("NONCE_EXPIRED_OR_USED", "this nonce was used already: request a new one", { path: "nonce" });
       return jwt.issue(id, options.claims?.(id));
     },
   };
+}
+
+async function storeCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof AuthError) throw error;
+    throw new AuthError("NONCE_STORE_FAILED", "the nonce store failed", { cause: error });
+  }
 }

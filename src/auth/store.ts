@@ -1,40 +1,41 @@
-// Outstanding prove-ownership nonces: an async store interface (so Redis and the like fit) and the bounded in-memory default.
-// Expiry, several per identity (oldest dropped), a bound overall with sweeping, and an atomic consume that makes each nonce single-use.
+// What prove-ownership and JWT revocation keep: the set of redeemed nonces (each until it expires), the revoked token
+// ids, and the nonce MAC key. Small interfaces here, so that the node's NodeStore (one store every instance shares)
+// satisfies them without this layer importing it; MemoryNonceStore is the bounded in-memory default of one process.
 import { AuthError } from "./errors.js";
+import { randomFill } from "./primitives.js";
 
-/**
- * Where issued nonces wait for their proof. Every method may be asynchronous.
- * `consume` must be atomic (in Redis: DEL returning 1): of two concurrent attempts with the same nonce, exactly one gets true.
- */
-export interface NonceStore {
-  /** Records a fresh nonce for `identityId`; may drop that identity's oldest; throws AuthError TOO_MANY_NONCES when full. */
-  add(identityId: string, nonce: string): Promise<void>;
-  /** The identity's unexpired outstanding nonces, oldest first (at most the per-identity bound). */
-  outstanding(identityId: string): Promise<readonly string[]>;
-  /** Removes the nonce; true only when it was outstanding and unexpired for this identity. */
-  consume(identityId: string, nonce: string): Promise<boolean>;
+/** Remembers redeemed nonces. `redeemNonce` must be atomic: of two concurrent calls with one nonce exactly one gets true. */
+export interface NonceRedemptions {
+  /** Records `nonce` as redeemed until `expiresAt` (ms since the epoch); true only the first time. */
+  redeemNonce(nonce: string, expiresAt: number): Promise<boolean>;
 }
 
+/** Named secrets shared by every instance on a store (created once, atomically). */
+export interface SharedSecrets {
+  /** The stored secret of this name, or `create()`'s value stored if there is none yet. */
+  secret(name: string, create: () => Uint8Array): Promise<Uint8Array>;
+}
+
+/** Revoked JWT ids, each kept until the token would have expired anyway. */
+export interface TokenRevocations {
+  revokeToken(jti: string, expiresAt: number): Promise<void>;
+  isTokenRevoked(jti: string): Promise<boolean>;
+}
+
+/** What createProveOwnership needs of a store; the node's NodeStore has it. */
+export interface NonceStore extends NonceRedemptions, SharedSecrets {}
+
 export interface MemoryNonceStoreOptions {
-  /** Seconds a nonce stays valid (default 300). */
-  ttlSeconds?: number;
-  /** Outstanding nonces per identity; a further one drops the oldest (default 4). */
-  maxPerIdentity?: number;
-  /** Outstanding nonces overall, after sweeping expired ones; beyond it `add` throws TOO_MANY_NONCES (default 100,000). */
+  /** Redeemed nonces and revoked token ids held at most, after dropping expired ones (default 1,000,000). Beyond it a
+   * redemption fails with TOO_MANY_NONCES (429), closed rather than open: a nonce that cannot be recorded is not honoured. */
   maxTotal?: number;
   /** Clock in milliseconds (default Date.now), injectable for tests. */
   now?: () => number;
 }
 
-export const DEFAULT_NONCE_TTL_SECONDS = 300;
-export const DEFAULT_MAX_NONCES_PER_IDENTITY = 4;
-export const DEFAULT_MAX_NONCES_TOTAL = 100_000;
-
-interface Entry {
-  readonly identityId: string;
-  readonly nonce: string;
-  readonly expiresAt: number;
-}
+/** The nonce lifetime, in seconds, of createProveOwnership unless told otherwise. */
+export const DEFAULT_NONCE_TTL_SECONDS = 30;
+export const DEFAULT_MAX_NONCES_TOTAL = 1_000_000;
 
 function positiveInteger(value: number | undefined, fallback: number, name: string, max: number): number {
   if (value === undefined) return fallback;
@@ -45,21 +46,19 @@ function positiveInteger(value: number | undefined, fallback: number, name: stri
 }
 
 /**
- * The in-memory NonceStore of one process. Memory is bounded by `maxTotal` entries of an id and a nonce each.
- * Entries live in one insertion-ordered map, so with a fixed lifetime the expired ones are always at its front
- * and a sweep touches only what it removes.
+ * The in-memory store of one process: redeemed nonces, revoked token ids and secrets in maps. Only a successful proof
+ * (a signature by a registered key) or an operator's revocation adds an entry, so anonymous traffic cannot fill it.
+ * Expired entries are dropped when the bound is reached or `sweep` is called.
  */
-export class MemoryNonceStore implements NonceStore {
-  readonly ttlMs: number;
-  readonly maxPerIdentity: number;
+export class MemoryNonceStore implements NonceStore, TokenRevocations {
   readonly maxTotal: number;
   readonly #now: () => number;
-  readonly #entries = new Map<string, Entry>();
-  readonly #byIdentity = new Map<string, Entry[]>();
+  readonly #redeemed = new Map<string, number>();
+  readonly #revoked = new Map<string, number>();
+  readonly #secrets = new Map<string, Uint8Array>();
+  #lastDrop = Number.NEGATIVE_INFINITY;
 
   constructor(options: MemoryNonceStoreOptions = {}) {
-    this.ttlMs = positiveInteger(options.ttlSeconds, DEFAULT_NONCE_TTL_SECONDS, "ttlSeconds", 86_400) * 1000;
-    this.maxPerIdentity = positiveInteger(options.maxPerIdentity, DEFAULT_MAX_NONCES_PER_IDENTITY, "maxPerIdentity", 64);
     this.maxTotal = positiveInteger(options.maxTotal, DEFAULT_MAX_NONCES_TOTAL, "maxTotal", 100_000_000);
     if (options.now !== undefined && typeof options.now !== "function") {
       throw new AuthError("INVALID_CONFIGURATION", "now must be a function returning milliseconds", { path: "now" });
@@ -67,65 +66,56 @@ export class MemoryNonceStore implements NonceStore {
     this.#now = options.now ?? Date.now;
   }
 
-  /** Outstanding nonces overall, expired ones not yet swept included. */
+  /** Redeemed nonces and revocations held, expired ones not yet dropped included. */
   get size(): number {
-    return this.#entries.size;
+    return this.#redeemed.size + this.#revoked.size;
   }
 
-  async add(identityId: string, nonce: string): Promise<void> {
+  async redeemNonce(nonce: string, expiresAt: number): Promise<boolean> {
+    if (this.#redeemed.has(nonce)) return false;
+    this.#makeRoom();
+    this.#redeemed.set(nonce, expiresAt);
+    return true;
+  }
+
+  async revokeToken(jti: string, expiresAt: number): Promise<void> {
+    if (!this.#revoked.has(jti)) this.#makeRoom();
+    this.#revoked.set(jti, Math.max(expiresAt, this.#revoked.get(jti) ?? 0));
+  }
+
+  async isTokenRevoked(jti: string): Promise<boolean> {
+    return this.#revoked.has(jti);
+  }
+
+  async secret(name: string, create: () => Uint8Array): Promise<Uint8Array> {
+    let value = this.#secrets.get(name);
+    if (value === undefined) this.#secrets.set(name, (value = create().slice()));
+    return value;
+  }
+
+  /** Drops entries that expired before `now`. */
+  async sweep(now = this.#now()): Promise<void> {
+    this.#drop(now);
+  }
+
+  #drop(now: number): void {
+    for (const [key, expiresAt] of this.#redeemed) if (expiresAt < now) this.#redeemed.delete(key);
+    for (const [key, expiresAt] of this.#revoked) if (expiresAt < now) this.#revoked.delete(key);
+  }
+
+  #makeRoom(): void {
+    if (this.size < this.maxTotal) return;
+    // A full scan at most once a second, so a full store does not turn every redemption into one.
     const now = this.#now();
-    this.sweep(now);
-    const list = this.#byIdentity.get(identityId) ?? [];
-    const key = entryKey(identityId, nonce);
-    if (this.#entries.has(key)) return; // the same nonce twice (a 160-bit collision or a caller's retry): keep the first
-    while (list.length >= this.maxPerIdentity) this.#remove(list[0]!);
-    if (this.#entries.size >= this.maxTotal) {
-      throw new AuthError("TOO_MANY_NONCES", "too many outstanding nonces; try again later");
+    if (now - this.#lastDrop >= 1000) {
+      this.#lastDrop = now;
+      this.#drop(now);
     }
-    const entry: Entry = { identityId, nonce, expiresAt: now + this.ttlMs };
-    this.#entries.set(key, entry);
-    list.push(entry);
-    this.#byIdentity.set(identityId, list);
-  }
-
-  async outstanding(identityId: string): Promise<readonly string[]> {
-    this.sweep(this.#now());
-    const list = this.#byIdentity.get(identityId);
-    return list === undefined ? [] : list.map((e) => e.nonce);
-  }
-
-  async consume(identityId: string, nonce: string): Promise<boolean> {
-    const now = this.#now();
-    this.sweep(now);
-    const entry = this.#entries.get(entryKey(identityId, nonce));
-    if (entry === undefined) return false;
-    this.#remove(entry);
-    return entry.expiresAt > now;
-  }
-
-  /** Drops every expired entry; called by each operation, callable on a timer too. Returns how many it dropped. */
-  sweep(now = this.#now()): number {
-    let dropped = 0;
-    for (const entry of this.#entries.values()) {
-      // Insertion order is expiry order while the clock runs forward; a clock stepped back only delays the sweep.
-      if (entry.expiresAt > now) break;
-      this.#remove(entry);
-      dropped++;
-    }
-    return dropped;
-  }
-
-  #remove(entry: Entry): void {
-    this.#entries.delete(entryKey(entry.identityId, entry.nonce));
-    const list = this.#byIdentity.get(entry.identityId);
-    if (list === undefined) return;
-    const at = list.indexOf(entry);
-    if (at >= 0) list.splice(at, 1);
-    if (list.length === 0) this.#byIdentity.delete(entry.identityId);
+    if (this.size >= this.maxTotal) throw new AuthError("TOO_MANY_NONCES", "too many redeemed nonces are remembered; try again later");
   }
 }
 
-// A NUL cannot occur in a validated identity id, so the pair maps to one key.
-function entryKey(identityId: string, nonce: string): string {
-  return `${identityId}\u0000${nonce}`;
+/** A fresh 32-byte key from the platform CSPRNG (what `secret()` is asked to create). */
+export function randomKey(): Uint8Array {
+  return randomFill(new Uint8Array(32));
 }

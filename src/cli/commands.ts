@@ -9,7 +9,8 @@ import { decodeMessage, encodeMessage } from "../model/codec.js";
 import { messageId, networkId } from "../model/ids.js";
 import { messageFromJson, messageToJson } from "../model/json.js";
 import type { Message } from "../model/types.js";
-import { signNonce } from "../auth/index.js";
+import { revokeJwt, signNonce } from "../auth/index.js";
+import { openSharedStore } from "./setup.js";
 import { mineNonce, powScore, targetZeros } from "../pow/index.js";
 import { Interrupted, parseMessageInput, readInput, readTextFile, UsageError, write } from "./io.js";
 import { MAINNET_HRP, MAINNET_MIN_POW_SCORE, NONCE_LENGTH, TESTNET_HRP } from "../bytes/limits.js";
@@ -138,16 +139,37 @@ Options (any action; the message is refused, exit 1, when it fails them):
 };
 
 export const auth: Command = {
-  summary: "sign-nonce: sign a prove-ownership nonce with a Base58 secret key",
+  summary: "sign-nonce: sign a prove-ownership nonce; revoke: refuse a JWT on every node sharing a store",
   usage: `chrysalis auth sign-nonce <nonce> [--secret-key-file <file>]
+chrysalis auth revoke <jti|token> (--data-dir <dir> | --database <postgres://…>)
 
-Prints the signedNonce (128 hex characters): Ed25519 over SHA-256 of the 40-character nonce.
+sign-nonce prints the signedNonce (128 hex characters): Ed25519 over SHA-256 of the 40-character nonce.
 The secret key (Base58 seed, or seed ‖ public key) is read from --secret-key-file, else from the
-CHRYSALIS_SECRET_KEY environment variable, else from stdin; it is never echoed.`,
+CHRYSALIS_SECRET_KEY environment variable, else from stdin; it is never echoed.
+
+revoke stores the revocation of a JWT (given whole, or by its id, the jti claim) in the store the
+node uses, given by the same option as to serve; every node on that store refuses the token from
+its next request on. A token given whole is kept until its own expiry, a bare id for 366 days.`,
   async run(args) {
-    const { values, positionals } = parseArgs({ args, options: { "secret-key-file": { type: "string" } }, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({
+      args,
+      options: { "secret-key-file": { type: "string" }, "data-dir": { type: "string" }, database: { type: "string" } },
+      allowPositionals: true,
+      strict: true,
+    });
     const [action, nonce, extra] = positionals;
-    if (action !== "sign-nonce") throw new UsageError(action === undefined ? "auth needs an action: sign-nonce" : `unknown auth action "${action}": use sign-nonce`);
+    if (action === "revoke") {
+      if (nonce === undefined || extra !== undefined) throw new UsageError("revoke takes exactly one JWT or jti");
+      const store = await openSharedStore({ dataDir: values["data-dir"], database: values.database ?? process.env.CHRYSALIS_DATABASE_URL });
+      try {
+        const revocation = await revokeJwt(store, nonce);
+        write(`revoked ${revocation.jti} until ${new Date(revocation.expiresAt).toISOString()}`);
+      } finally {
+        await store.close();
+      }
+      return;
+    }
+    if (action !== "sign-nonce") throw new UsageError(action === undefined ? "auth needs an action: sign-nonce or revoke" : `unknown auth action "${action}": use sign-nonce or revoke`);
     if (nonce === undefined || extra !== undefined) throw new UsageError("sign-nonce takes exactly one nonce");
     let secret: string | undefined;
     if (values["secret-key-file"] !== undefined) secret = (await readTextFile("the secret key file", values["secret-key-file"])).trim();

@@ -1,10 +1,11 @@
 // `chrysalis serve`: a node over HTTP (node API v1 + prove-ownership), with optional genesis ledger and upstream.
 import { parseArgs } from "node:util";
 import { readFile } from "node:fs/promises";
+import { parseDuration } from "../auth/index.js";
 import { TOTAL_SUPPLY } from "../bytes/limits.js";
 import { parseBech32Address } from "../crypto/index.js";
 import { outputId } from "../model/ids.js";
-import { LmdbStore, MemoryLedger, MemoryStore, PostgresStore, UpstreamStore, isDatabaseUrl, type NodeOptions, type NodeStore } from "../node/index.js";
+import { LmdbStore, LOG_LEVELS, MemoryLedger, MemoryStore, PostgresStore, RATE_CLASSES, resolveLimits, UpstreamStore, isDatabaseUrl, type EdgeLimitsInput, type LogLevel, type NodeOptions, type NodeStore, type RateClass, type RateLimit } from "../node/index.js";
 import type { Command } from "./commands.js";
 import { UsageError, write } from "./io.js";
 import { loadCoordinatorKeys, loadIdentityRegistry, startNode, type SetupOptions } from "./setup.js";
@@ -12,7 +13,6 @@ import { loadCoordinatorKeys, loadIdentityRegistry, startNode, type SetupOptions
 export const GENESIS_TRANSACTION_ID = "0".repeat(64);
 
 const DEFAULT_DATA_DIR = "./chrysalis-data";
-const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 interface StorageChoice {
   store: NodeStore;
@@ -76,9 +76,30 @@ Milestones, events and Integration Services:
   --no-mqtt                  do not serve MQTT events at /mqtt
   --api-key-file <file>      require ?api-key=<its content> on the authentication routes (as Integration Services)
 
+Edge (limits, logs, metrics; defaults fit a public node):
+  --nonce-lifetime <d>       how long a prove-ownership nonce can be redeemed (default 30s; 2s .. 1h)
+  --trust-proxy <cidr,…>     proxies whose X-Forwarded-For names the client (repeatable); default: none
+  --no-rate-limits           lift every rate limit (benchmarks, private networks)
+  --rate <class>=<n>/<burst> a token bucket per client: request, nonce, proof, submit, pow (repeatable),
+                             e.g. --rate nonce=2/20 (defaults: request 100/200, nonce 2/20, proof 2/20,
+                             submit 10/50, pow 1/10)
+  --max-connections <n>      open connections in all (default 8192)
+  --max-connections-per-address <n>  from one address (default 64; a trusted proxy counts only in all)
+  --headers-timeout <d>      to receive a request's headers, at most 10s (default 10s); then 408
+  --request-timeout <d>      to receive a whole request with its body, at most 30s (default 30s); then 408
+  --keep-alive-timeout <d>   an idle connection stays open, at least 60s (default 65s)
+  --max-json-bytes <n>       largest JSON body (default 262144); larger: 413
+  --shutdown-grace <d>       on SIGINT/SIGTERM, time for requests in flight to finish (default 10s); the rest
+                             (PoW in flight) is answered 503 with Retry-After
+  --log-level <level>        fatal, error, warn, info (default), debug, trace or silent
+  --log-format <f>           json or pretty (default: pretty on a terminal, else JSON lines)
+  --metrics-token-file <f>   GET /metrics only with "Authorization: Bearer <token from the file>"
+  --no-metrics               do not serve GET /metrics
+
 With a JWT secret, GET/POST /authentication/prove-ownership/:identityId (also under /api/v0.1) and POST
 /authentication/verify-jwt are served and POST /api/v1/messages requires "Authorization: Bearer <jwt>" (unless
---open-submit). MQTT 3.1.1 over WebSocket is at ws://HOST:PORT/mqtt. Stops gracefully on SIGINT/SIGTERM.
+--open-submit); --identities needs a JWT key. MQTT 3.1.1 over WebSocket is at ws://HOST:PORT/mqtt. Signals: SIGINT
+and SIGTERM stop gracefully (exit 0); SIGHUP reads --identities again (JWTs of identities no longer listed are refused).
 A message is answered 201 only once it is durable in the store (on disk, or committed in PostgreSQL).`,
   async run(args) {
     const { values } = parseArgs({
@@ -98,6 +119,21 @@ A message is answered 201 only once it is durable in the store (on disk, or comm
         genesis: { type: "string" },
         upstream: { type: "string" },
         cors: { type: "string" },
+        "nonce-lifetime": { type: "string" },
+        "trust-proxy": { type: "string", multiple: true },
+        "no-rate-limits": { type: "boolean", default: false },
+        rate: { type: "string", multiple: true },
+        "max-connections": { type: "string" },
+        "max-connections-per-address": { type: "string" },
+        "headers-timeout": { type: "string" },
+        "request-timeout": { type: "string" },
+        "keep-alive-timeout": { type: "string" },
+        "max-json-bytes": { type: "string" },
+        "shutdown-grace": { type: "string" },
+        "log-level": { type: "string" },
+        "log-format": { type: "string" },
+        "metrics-token-file": { type: "string" },
+        "no-metrics": { type: "boolean", default: false },
         "milestone-interval": { type: "string" },
         "coordinator-key-file": { type: "string" },
         "no-coordinator": { type: "boolean", default: false },
@@ -140,20 +176,39 @@ A message is answered 201 only once it is durable in the store (on disk, or comm
       ledger.add(outputId(GENESIS_TRANSACTION_ID, 0), { type: 0, address: { type: 0, address }, amount: TOTAL_SUPPLY });
       options.ledger = ledger as NonNullable<NodeOptions["ledger"]>;
     }
-    const readSecret = async (file: string): Promise<string> => {
+    async function readSecret(file: string): Promise<string> {
       try {
         return (await readFile(file, "utf8")).trim();
       } catch (error) {
         throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
       }
-    };
+    }
     if (values["jwt-ed25519-key-file"] !== undefined) options.jwtEd25519Seed = await readSecret(values["jwt-ed25519-key-file"]);
     else if (values["jwt-secret-file"] !== undefined) options.jwtSecret = await readSecret(values["jwt-secret-file"]);
     else if (process.env.CHRYSALIS_JWT_SECRET !== undefined && process.env.CHRYSALIS_JWT_SECRET !== "") options.jwtSecret = process.env.CHRYSALIS_JWT_SECRET;
     if (values["jwt-lifetime"] !== undefined) options.jwtLifetime = /^\d+$/.test(values["jwt-lifetime"]) ? Number(values["jwt-lifetime"]) : values["jwt-lifetime"];
-    if (values.identities !== undefined) options.registry = await loadIdentityRegistry(values.identities);
+    if (values.identities !== undefined) {
+      if (options.jwtSecret === undefined && options.jwtEd25519Seed === undefined) {
+        throw new UsageError("--identities needs a JWT key to issue tokens with: --jwt-secret-file, CHRYSALIS_JWT_SECRET or --jwt-ed25519-key-file");
+      }
+      options.registry = await loadIdentityRegistry(values.identities);
+      options.identitiesFile = values.identities;
+    }
     if (values["open-submit"]) options.requireJwtForSubmit = false;
     if (values.cors !== undefined) options.cors = values.cors;
+    if (values["nonce-lifetime"] !== undefined) options.nonceLifetime = duration(values["nonce-lifetime"], "--nonce-lifetime");
+    options.limits = edgeLimits(values);
+    const level = values["log-level"] ?? "info";
+    if (!LOG_LEVELS.includes(level as LogLevel)) throw new UsageError(`--log-level takes one of ${LOG_LEVELS.join(", ")}`);
+    const format = values["log-format"];
+    if (format !== undefined && format !== "json" && format !== "pretty") throw new UsageError("--log-format takes json or pretty");
+    options.log = { level: level as LogLevel, ...(format !== undefined ? { pretty: format === "pretty" } : {}) };
+    if (!values["no-metrics"]) {
+      const tokenFile = values["metrics-token-file"];
+      const token = tokenFile === undefined ? undefined : await readSecret(tokenFile);
+      if (token !== undefined && token.length < 16) throw new UsageError("the metrics token must be at least 16 characters");
+      options.metrics = token === undefined ? true : { token };
+    }
     if (values["api-key-file"] !== undefined) options.apiKey = await readSecret(values["api-key-file"]);
     if (values.upstream !== undefined) {
       const store = options.store as UpstreamStore;
@@ -172,31 +227,115 @@ A message is answered 201 only once it is durable in the store (on disk, or comm
 
     const setup = await startNode(options);
     const info = setup.node.info;
+    const logger = setup.edge.logger;
+    // Which store, and whether it is new: before the listening line, which scripts wait for.
     if (values.upstream === undefined) {
-      const state = setup.storage.created ? "new store" : "existing store";
-      write(`storage: ${storage.description} (${state}, ${setup.storage.ledger ? "ledger on" : "no ledger"})`);
-      if (values.genesis !== undefined && !setup.storage.created) write("--genesis ignored: it applies only to a new store");
+      const created = setup.storage.created;
+      const lines = [`storage: ${storage.description} (${created ? "new store" : "existing store"}, ${setup.storage.ledger ? "ledger on" : "no ledger"})`];
+      if (values.genesis !== undefined && !created) lines.push("--genesis ignored: it applies only to a new store");
+      for (const line of lines) {
+        if (logger?.isLevelEnabled("info") === true) logger.info({ storage: storage.description, created, ledger: setup.storage.ledger }, line);
+        else write(line);
+      }
+      logger?.flush();
     }
-    // Redeemed nonces and revocations past their expiry are dropped now and then; a failed sweep is retried next time.
-    const sweeper = setInterval(() => void setup.node.store.sweep(Date.now()).catch(() => undefined), SWEEP_INTERVAL_MS);
-    sweeper.unref();
-    write(`chrysalis node listening on ${setup.server.url} (network ${info.networkId}, min PoW score ${info.minPoWScore}${setup.jwt ? ", JWT required to submit" : ""})`);
-    if (setup.coordinator !== undefined) write(`coordinator: a milestone every ${(options.coordinator as { intervalMs?: number }).intervalMs ?? 10_000} ms, signed by ${setup.coordinator.publicKeys.join(", ")}`);
-    if (setup.mqtt !== undefined) write(`events: MQTT over WebSocket at ${setup.server.url.replace(/^http/, "ws")}/mqtt`);
+    // Scripts wait for this line; it is printed in every log format and level (in JSON as the record's msg, followed by
+    // a space so that a pattern like /listening on (http:\/\/[^ ]+)/ reads the address alone).
+    const listening = `chrysalis node listening on ${setup.server.url} (network ${info.networkId}, min PoW score ${info.minPoWScore}${setup.jwt ? ", JWT required to submit" : ""})`;
+    if (logger?.isLevelEnabled("info") === true) {
+      logger.info({ url: setup.server.url, network: info.networkId, minPoWScore: info.minPoWScore }, listening);
+      logger.flush();
+    } else write(listening);
+    // What the operator did (signals) is written out at once, not with the next block of access lines.
+    const say = (message: string, fields: Record<string, unknown> = {}): void => {
+      if (logger?.isLevelEnabled("info") === true) {
+        logger.info(fields, message);
+        logger.flush();
+      }
+    };
+    const note = (message: string): void => {
+      if (logger?.isLevelEnabled("info") === true) say(message);
+      else write(message);
+    };
+    if (setup.coordinator !== undefined) note(`coordinator: a milestone every ${(options.coordinator as { intervalMs?: number }).intervalMs ?? 10_000} ms, signed by ${setup.coordinator.publicKeys.join(", ")}`);
+    if (setup.mqtt !== undefined) note(`events: MQTT over WebSocket at ${setup.server.url.replace(/^http/, "ws")}/mqtt`);
+    const reload = (): void => {
+      setup.reloadIdentities().then(
+        (count) => say("identities reloaded", { identities: count, file: values.identities }),
+        (error: unknown) => {
+          logger?.error({ err: (error as Error).message }, "identities not reloaded; the registry is unchanged");
+          logger?.flush();
+        },
+      );
+    };
     await new Promise<void>((resolve) => {
-      const stop = (): void => {
-        process.off("SIGINT", stop);
-        process.off("SIGTERM", stop);
-        clearInterval(sweeper);
-        write("shutting down: letting in-flight requests finish …");
-        setup.close().then(resolve, resolve);
+      let stopping = false;
+      const stop = (signal: NodeJS.Signals): void => {
+        if (stopping) {
+          // A second signal while stopping: the operator wants out now.
+          logger?.warn({ signal }, "stopping at once");
+          process.exit(1);
+        }
+        stopping = true;
+        say("shutting down: letting requests in flight finish", { signal, graceMs: setup.edge.limits.shutdownGraceMs });
+        setup.close().then(resolve, (error: unknown) => {
+          logger?.error({ err: (error as Error).message }, "shutdown failed");
+          process.exitCode = 1;
+          resolve();
+        });
       };
       process.on("SIGINT", stop);
       process.on("SIGTERM", stop);
+      process.on("SIGHUP", reload);
     });
-    write("stopped");
+    process.off("SIGHUP", reload);
+    say("stopped");
+    logger?.flush();
   },
 };
+
+function duration(value: string, flag: string, max = 86_400): number {
+  try {
+    return parseDuration(/^\d+$/.test(value) ? Number(value) : value, flag, 0, max);
+  } catch {
+    throw new UsageError(`${flag} takes seconds or a duration such as "10s" or "2m"`);
+  }
+}
+
+function whole(value: string, flag: string): number {
+  if (!/^\d{1,9}$/.test(value)) throw new UsageError(`${flag} takes a whole number`);
+  return Number(value);
+}
+
+/** The edge's limits from the flags, checked here so that a bad value is a usage error naming its flag. */
+function edgeLimits(values: Record<string, string | boolean | string[] | undefined>): EdgeLimitsInput {
+  const limits: { -readonly [K in keyof EdgeLimitsInput]: EdgeLimitsInput[K] } = {};
+  const text = (name: string): string | undefined => values[name] as string | undefined;
+  if (values["no-rate-limits"] === true) limits.rates = false;
+  else if (values.rate !== undefined) {
+    const rates: Partial<Record<RateClass, RateLimit>> = {};
+    for (const spec of values.rate as string[]) {
+      const match = /^([a-z]+)=(\d+(?:\.\d+)?)\/(\d+)$/.exec(spec);
+      if (match === null || !RATE_CLASSES.includes(match[1] as RateClass)) throw new UsageError(`--rate takes <class>=<per second>/<burst> with a class of ${RATE_CLASSES.join(", ")}, e.g. nonce=2/20`);
+      rates[match[1] as RateClass] = { perSecond: Number(match[2]), burst: Number(match[3]) };
+    }
+    limits.rates = rates;
+  }
+  if (values["trust-proxy"] !== undefined) limits.trustProxy = (values["trust-proxy"] as string[]).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "");
+  if (text("max-connections") !== undefined) limits.maxConnections = whole(text("max-connections")!, "--max-connections");
+  if (text("max-connections-per-address") !== undefined) limits.maxConnectionsPerAddress = whole(text("max-connections-per-address")!, "--max-connections-per-address");
+  if (text("headers-timeout") !== undefined) limits.headersTimeoutMs = duration(text("headers-timeout")!, "--headers-timeout") * 1000;
+  if (text("request-timeout") !== undefined) limits.requestTimeoutMs = duration(text("request-timeout")!, "--request-timeout") * 1000;
+  if (text("keep-alive-timeout") !== undefined) limits.keepAliveTimeoutMs = duration(text("keep-alive-timeout")!, "--keep-alive-timeout") * 1000;
+  if (text("max-json-bytes") !== undefined) limits.maxJsonBytes = whole(text("max-json-bytes")!, "--max-json-bytes");
+  if (text("shutdown-grace") !== undefined) limits.shutdownGraceMs = duration(text("shutdown-grace")!, "--shutdown-grace", 3600) * 1000;
+  try {
+    resolveLimits(limits);
+  } catch (error) {
+    throw new UsageError((error as Error).message.replace(/ \(at [^)]*\)$/, ""));
+  }
+  return limits;
+}
 
 /** A milestone interval: a number of seconds, or a number with ms, s or m; at least 10 ms. */
 export function parseInterval(text: string): number {

@@ -1,4 +1,5 @@
-// Assembling a running node for `serve` and `demo`: node + optional ledger + prove-ownership + JWT + HTTP server,
+// Assembling a running node for `serve` and `demo`: node + optional ledger + prove-ownership + JWT (revocable, refused
+// once its identity is gone) + the edge (limits, log, metrics) + HTTP server,
 // and reading an identity registry file.
 import { readFile } from "node:fs/promises";
 import { base58Decode } from "../bytes/base58.js";
@@ -9,9 +10,10 @@ import {
   createHs256Jwt,
   createProveOwnership,
   MemoryIdentityRegistry,
-  MemoryNonceStore,
   publicKeyFromDidDocument,
   type JwtService,
+  guardJwt,
+  type GuardedJwtService,
 } from "../auth/index.js";
 import {
   createCoordinator,
@@ -26,6 +28,16 @@ import {
   type NodeOptions,
   type RunningServer,
   type StoreOpenResult,
+  createEdge,
+  isDatabaseUrl,
+  LmdbStore,
+  PostgresStore,
+  MemoryStore,
+  watchNode,
+  type Edge,
+  type EdgeLimitsInput,
+  type LogOptions,
+  type NodeStore,
 } from "../node/index.js";
 import { UsageError } from "./io.js";
 
@@ -34,13 +46,18 @@ export interface NodeSetup {
   /** What opening the store found: a new store (genesis applied) or an existing one, and whether it keeps a ledger. */
   storage: StoreOpenResult;
   server: RunningServer;
-  jwt: JwtService | undefined;
+  edge: Edge;
+  /** The JWT service the node checks submissions with (revocation and registration included), when JWTs are on. */
+  jwt: GuardedJwtService | undefined;
   registry: MemoryIdentityRegistry;
+  /** Reads `identitiesFile` again and replaces the registry with it (SIGHUP); returns how many identities it holds. */
+  reloadIdentities(): Promise<number>;
   /** The built-in coordinator, when milestones are issued here. */
   coordinator: Coordinator | undefined;
   /** The MQTT broker at /mqtt, when events are served. */
   mqtt: MqttBridge | undefined;
-  /** Stops the coordinator, the MQTT clients, the server (in-flight requests finish) and the node's workers. */
+  /** Stops the coordinator, the MQTT clients, the server (in-flight requests finish within the grace period, the rest
+   * are answered 503), the node's workers and the store. */
   close(): Promise<void>;
 }
 
@@ -63,8 +80,18 @@ export interface SetupOptions extends NodeOptions {
   jwtLifetime?: string | number;
   requireJwtForSubmit?: boolean;
   registry?: MemoryIdentityRegistry;
+  /** The file `registry` was read from, read again by reloadIdentities (SIGHUP). */
+  identitiesFile?: string;
+  /** How long a prove-ownership nonce can be redeemed (seconds or "2m"; default 30 s). */
+  nonceLifetime?: string | number;
   /** CORS origin for browser clients ("*" or one origin). */
   cors?: string;
+  /** The edge's limits (rates, connections, timeouts, sizes, trusted proxies, shutdown grace). */
+  limits?: EdgeLimitsInput;
+  /** The log (default: none). */
+  log?: LogOptions | false;
+  /** GET /metrics (default off); a token restricts it to `Authorization: Bearer <token>`. */
+  metrics?: boolean | { token?: string };
   /** Issue milestones here (serve's default); unset or false: none. */
   coordinator?: CoordinatorSetup | false;
   /** Serve MQTT at /mqtt (serve's default); unset or false: none. */
@@ -74,6 +101,34 @@ export interface SetupOptions extends NodeOptions {
   /** A gateway's upstream reads (UpstreamStore.forward). */
   forward?: (request: Request) => Promise<Response>;
 }
+
+/** Where a node's store lives, as serve is told (--data-dir, --database). */
+export interface StoreLocation {
+  dataDir?: string | undefined;
+  database?: string | undefined;
+}
+
+/**
+ * Opens the store a running node shares (for `chrysalis auth revoke`): the LMDB directory or PostgreSQL database it
+ * names, which must hold a store already; nothing is created or migrated.
+ */
+export async function openSharedStore(location: StoreLocation): Promise<NodeStore> {
+  if (location.dataDir === undefined && location.database === undefined) {
+    throw new UsageError("give the store the node uses: --data-dir <dir> or --database <postgres://…> (or CHRYSALIS_DATABASE_URL)");
+  }
+  if (location.database !== undefined && !isDatabaseUrl(location.database)) throw new UsageError("--database takes a postgres:// or postgresql:// URL");
+  const store = location.dataDir !== undefined ? new LmdbStore(location.dataDir) : new PostgresStore(location.database!);
+  try {
+    await store.openExisting();
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw error;
+  }
+  return store;
+}
+
+// Redeemed nonces and revocations past their expiry are dropped this often.
+const SWEEP_INTERVAL_MS = 60_000;
 
 function parseKey(text: unknown, where: string): Uint8Array {
   if (typeof text !== "string") throw new UsageError(`${where}: expected a public key string`);
@@ -113,16 +168,9 @@ export async function loadIdentityRegistry(file: string, registry = new MemoryId
 
 /** Starts a node with its HTTP server. */
 export async function startNode(options: SetupOptions): Promise<NodeSetup> {
-  const node = createNode(options);
-  // The store opens before the port does: a store that cannot open (a damaged data directory, an unreachable database,
-  // another network) fails the start with its one-line reason; a node never serves on no store or a fresh one instead.
-  let storage: StoreOpenResult;
-  try {
-    storage = await node.ready();
-  } catch (error) {
-    await node.close().catch(() => undefined);
-    throw error;
-  }
+  const edge = createEdge({ limits: options.limits ?? {}, log: options.log ?? false, metrics: options.metrics ?? false });
+  const baseStore = options.store ?? new MemoryStore();
+  const store = edge.metrics?.instrumentStore(baseStore) ?? baseStore;
   const registry = options.registry ?? new MemoryIdentityRegistry();
   let jwt: JwtService | undefined;
   const lifetime = options.jwtLifetime !== undefined ? { lifetime: options.jwtLifetime } : {};
@@ -134,16 +182,38 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
   } else if (options.jwtSecret !== undefined) {
     jwt = createHs256Jwt({ secret: options.jwtSecret, ...lifetime });
   }
-  const handlerOptions: Parameters<typeof createHandler>[1] = {};
-  if (jwt !== undefined) {
-    handlerOptions.jwt = jwt;
-    handlerOptions.proveOwnership = createProveOwnership({ store: new MemoryNonceStore(), resolver: registry, jwt });
+  if (jwt === undefined && options.identitiesFile !== undefined) {
+    // Without a key no JWT can be issued, so the registry could only ever answer 404: refuse to start instead.
+    throw new UsageError("--identities needs a JWT key (--jwt-secret-file, CHRYSALIS_JWT_SECRET or --jwt-ed25519-key-file)");
+  }
+  const node = createNode({ ...options, store });
+  watchNode(edge, node);
+  // The store opens before the port does: a store that cannot open (a damaged data directory, an unreachable database,
+  // another network) fails the start with its one-line reason; a node never serves on no store or a fresh one instead.
+  let storage: StoreOpenResult;
+  try {
+    storage = await node.ready();
+  } catch (error) {
+    await node.close().catch(() => undefined);
+    throw error;
+  }
+  // Every check of a JWT also asks the store whether it was revoked and the registry whether its subject still exists.
+  const guarded = jwt === undefined ? undefined : guardJwt(jwt, { revocations: store, resolver: registry });
+  const handlerOptions: Parameters<typeof createHandler>[1] = { maxJsonBytes: edge.limits.maxJsonBytes };
+  if (jwt !== undefined && guarded !== undefined) {
+    handlerOptions.jwt = guarded;
+    const nonceLifetime = options.nonceLifetime !== undefined ? { lifetime: options.nonceLifetime } : {};
+    handlerOptions.proveOwnership = createProveOwnership({ store, resolver: registry, jwt, ...nonceLifetime });
   }
   if (options.requireJwtForSubmit !== undefined) handlerOptions.requireJwtForSubmit = options.requireJwtForSubmit;
   if (options.cors !== undefined) handlerOptions.cors = options.cors;
   if (options.apiKey !== undefined) handlerOptions.apiKey = options.apiKey;
   if (options.forward !== undefined) handlerOptions.forward = options.forward;
   const handler = createHandler(node, handlerOptions);
+  const sweeper = setInterval(() => {
+    store.sweep(Date.now()).catch((error: unknown) => edge.logger?.warn({ err: (error as Error).message }, "sweeping expired nonces and revocations failed"));
+  }, SWEEP_INTERVAL_MS);
+  sweeper.unref();
   let coordinator: Coordinator | undefined;
   let mqtt: MqttBridge | undefined;
   try {
@@ -156,11 +226,20 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
     }
     if (options.mqtt !== undefined && options.mqtt !== false) mqtt = await createMqttBridge(node, options.mqtt);
   } catch (error) {
+    clearInterval(sweeper);
     await mqtt?.close();
     await node.close();
     throw error;
   }
-  const serveOptions: Parameters<typeof serve>[1] = { onClose: () => node.close() };
+  const serveOptions: Parameters<typeof serve>[1] = {
+    edge,
+    // What cannot finish within the grace period (PoW in flight) is answered 503 with Retry-After, not cut off.
+    onGraceExpired: () => node.shutdown(),
+    onClose: async () => {
+      clearInterval(sweeper);
+      await node.close();
+    },
+  };
   if (options.host !== undefined) serveOptions.host = options.host;
   if (options.port !== undefined) serveOptions.port = options.port;
   if (mqtt !== undefined) serveOptions.onUpgrade = mqtt.handleUpgrade;
@@ -168,6 +247,7 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
   try {
     server = await serve(handler, serveOptions);
   } catch (error) {
+    clearInterval(sweeper);
     await mqtt?.close();
     await node.close();
     throw new UsageError(`cannot listen on ${options.host ?? "127.0.0.1"}:${options.port ?? 0}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
@@ -180,7 +260,15 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
       await mqtt?.close();
       await server.close();
     })());
-  return { node, storage, server, jwt, registry, coordinator, mqtt, close };
+  const identitiesFile = options.identitiesFile;
+  async function reloadIdentities(): Promise<number> {
+    if (identitiesFile === undefined) return registry.size;
+    // Read whole and checked before it replaces anything: a broken file leaves the running registry as it was.
+    const fresh = await loadIdentityRegistry(identitiesFile);
+    registry.replaceWith(fresh);
+    return registry.size;
+  }
+  return { node, storage, server, edge, jwt: guarded, registry, reloadIdentities, coordinator, mqtt, close };
 }
 
 /**

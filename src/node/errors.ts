@@ -32,6 +32,7 @@ export const NODE_ERROR_STATUS = {
   STORE_CORRUPT: 500, // the store cannot be read
   MILESTONE_CONFLICT: 409, // a milestone index that is not the next one (another instance issued it)
   NOT_SUPPORTED: 501, // the store cannot answer this (a gateway's upstream store has no ledger)
+  RATE_LIMITED: 429, // the client spent its budget for this kind of request (Retry-After says when it is back)
 } as const satisfies Record<string, number>;
 
 export type NodeErrorCode = keyof typeof NODE_ERROR_STATUS;
@@ -50,18 +51,22 @@ const LOWER_LAYER_STATUS: Partial<Record<ErrorCode, number>> = {
 
 export interface NodeErrorOptions extends ProtocolErrorOptions {
   readonly status?: number;
+  /** Seconds after which a retry may succeed (sent as Retry-After with 429 and 503). */
+  readonly retryAfter?: number;
 }
 
 const statusOfCode = (code: ErrorCode): number => (NODE_ERROR_STATUS as Partial<Record<ErrorCode, number>>)[code] ?? LOWER_LAYER_STATUS[code] ?? 400;
 
 export class NodeError extends ProtocolError {
   readonly status: number;
+  readonly retryAfter: number | undefined;
 
   /** A node code, or a lower layer's the node raises with its status (CANNOT_FILL answers 503). */
   constructor(code: ErrorCode, message: string, options: NodeErrorOptions = {}) {
     super(code, message, options);
     this.name = "NodeError";
     this.status = options.status ?? statusOfCode(code);
+    this.retryAfter = options.retryAfter;
   }
 }
 

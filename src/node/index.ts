@@ -1,5 +1,5 @@
 // chrysalis-core/node: the submission pipeline, the storage contract and its engines, the semantic checks,
-// web-standard HTTP handlers and a node:http server with graceful shutdown.
+// web-standard HTTP handlers, the server edge (limits, access log, metrics) and a node:http server with graceful shutdown.
 export { NodeError, statusOf, isAbortError, type NodeErrorCode, type NodeErrorOptions } from "./errors.js";
 export * from "./store/contract.js";
 export { MemoryStore, type MemoryStoreOptions } from "./store/memory.js";
@@ -42,5 +42,34 @@ export { createCoordinator, merkleRoot, DEFAULT_MILESTONE_INTERVAL_MS, type Coor
 export { createMqttBridge, MQTT_PATH, DEFAULT_MQTT_HEARTBEAT_MS, type MqttBridge, type MqttBridgeOptions } from "./mqtt.js";
 export { promotionAdvice, isBelowMaxDepth, currentConeRoots, type PromotionAdvice } from "./cone.js";
 export { messageMetadataJson, outputResponseJson, milestoneJson, type MessageMetadataJson, type OutputResponseJson, type MilestoneJson } from "./shapes.js";
-export { createHandler, errorResponse, readBody, DEFAULT_MAX_JSON_BYTES, MAX_RESULTS, TIPS_ANSWERED, type Handler, type HandlerOptions, type ProveOwnershipService, type RequestContext } from "./http/index.js";
+export { createHandler, errorResponse, readBody, DEFAULT_MAX_JSON_BYTES, MAX_RESULTS, TIPS_ANSWERED, type Handler, type HandlerOptions, type ProveOwnershipService, type RequestContext, type EdgeGate } from "./http/index.js";
 export { serve, type ServeOptions, type RunningServer } from "./server.js";
+export { PowQueue, type PowQueueOptions, type PowQueueStats } from "./pow-queue.js";
+export {
+  createEdge,
+  watchNode,
+  resolveLimits,
+  DEFAULT_LIMITS,
+  DEFAULT_RATES,
+  RATE_CLASSES,
+  TrustedProxies,
+  RateLimiter,
+  clientKey,
+  normalizeAddress,
+  createLogger,
+  prettyDestination,
+  createMetrics,
+  LOG_LEVELS,
+  type Edge,
+  type EdgeOptions,
+  type EdgeLimits,
+  type EdgeLimitsInput,
+  type RateClass,
+  type RateLimit,
+  type RateDecision,
+  type LogLevel,
+  type LogOptions,
+  type AccessRecord,
+  type EdgeMetrics,
+  type MetricsSource,
+} from "./edge/index.js";

@@ -27,12 +27,16 @@ import type {
   StoreOpenResult,
 } from "./store/contract.js";
 import { MemoryStore } from "./store/memory.js";
+import { PowQueue } from "./pow-queue.js";
 
 export interface PowOptions {
   /** Worker threads of the node's miner pool. Default: the pow module's default. */
   workers?: number;
   /** Most PoW jobs in flight (mining or queued); one more answers 503 POW_QUEUE_FULL. Default 32. */
   maxPending?: number;
+  /** Most PoW jobs in flight for one requester (SubmitOptions.requester); one more answers 503. Default 4. Requesters
+   * are served round-robin. */
+  maxPerRequester?: number;
   /** A miner to use instead of creating one (the node does not close a miner it did not create). */
   miner?: Miner;
 }
@@ -104,6 +108,10 @@ export interface ConfirmedMessage extends ReferencedMessage {
 export interface SubmitOptions {
   /** Aborting (the client went away) cancels the PoW job when nobody else waits for it; nothing is stored. */
   signal?: AbortSignal | undefined;
+  /** Who asks, for the PoW queue's round-robin and per-requester bound (an identity, else a client address). */
+  requester?: string | undefined;
+  /** Called before the node mines for this submission; throwing refuses it (the edge's PoW rate limit). */
+  admitPow?: (() => void) | undefined;
 }
 
 export interface SubmitResult {
@@ -144,6 +152,10 @@ export interface NodeStats {
   powShared: number;
   /** PoW jobs cancelled because every submission waiting for them went away. */
   powCancelled: number;
+  /** PoW jobs waiting for the miner (powActive counts them too). */
+  powQueued: number;
+  /** Nonces tried by the node's miner since it started. */
+  powHashes: number;
 }
 
 export interface ChrysalisNode {
@@ -171,17 +183,21 @@ export interface ChrysalisNode {
    * store's MILESTONE_CONFLICT when another instance issued this index first (nothing is written then). */
   issueMilestone(draft: MilestoneDraft, options?: SubmitOptions): Promise<MilestoneRecord>;
   stats(): NodeStats;
-  /** Stops the miner's workers (if the node created them); queued and running jobs reject. */
+  /** Refuses new submissions and answers every one waiting for PoW with 503 SHUTTING_DOWN (Retry-After); a graceful
+   * shutdown calls it once the grace period is over, so that work which cannot finish is still answered. */
+  shutdown(): void;
+  /** Stops the miner's workers (if the node created them) and closes the store; queued and running jobs reject. */
   close(): Promise<void>;
 }
 
-interface PowJob {
-  promise: Promise<bigint>;
-  controller: AbortController;
-  waiters: number;
-}
-
 export const NODE_VERSION = "0.1.0";
+
+/** Seconds a client is told to wait after a submission refused by a node that is stopping (a restart, typically). */
+const SHUTDOWN_RETRY_AFTER_SECONDS = 5;
+
+function shuttingDown(): NodeError {
+  return new NodeError("SHUTTING_DOWN", "the node is shutting down; try again shortly", { retryAfter: SHUTDOWN_RETRY_AFTER_SECONDS });
+}
 
 /** Creates a node: the submission pipeline over a store, an optional ledger and a shared miner pool. */
 export function createNode(options: NodeOptions = {}): ChrysalisNode {
@@ -215,8 +231,12 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     minPoWScore,
     features: powOptions === undefined ? [] : ["PoW"],
   };
-  const stats: NodeStats = { accepted: 0, rejected: 0, powJobs: 0, powActive: 0, powShared: 0, powCancelled: 0 };
-  const jobs = new Map<string, PowJob>();
+  const stats = { accepted: 0, rejected: 0 };
+  const powQueue = new PowQueue({
+    maxPending,
+    maxPerRequester: Math.max(1, powOptions?.maxPerRequester ?? 4),
+    run: (bytes, signal) => getMiner().mine(bytes, { minScore: minPoWScore, signal }).catch(minerFailure),
+  });
   // For /info's rates: messages this process stored since the milestone it issued last, and that milestone's figures.
   let storedSinceMilestone = 0;
   let rates = { messagesPerSecond: 0, referencedMessagesPerSecond: 0, referencedRate: 0 };
@@ -229,62 +249,12 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     return miner;
   }
 
-  // Mines `bytes` (nonce slot included) at the node's score. Identical bytes in flight share one job; the job is
-  // aborted when its last waiter goes away.
-  function mine(bytes: Uint8Array, signal: AbortSignal | undefined): Promise<bigint> {
-    if (signal?.aborted) return Promise.reject(abortError(signal.reason));
+  // Mines `bytes` (nonce slot included) at the node's score, through the fair queue. Identical bytes in flight share
+  // one job; the job is cancelled when its last waiter goes away.
+  function mine(bytes: Uint8Array, options: SubmitOptions): Promise<bigint> {
     // The PoW digest covers every byte but the nonce, so equal digests (and lengths) mean identical work.
     const key = `${bytes.length}:${toHex(powDigest(bytes))}`;
-    let job = jobs.get(key);
-    if (job === undefined) {
-      if (jobs.size >= maxPending) {
-        return Promise.reject(new NodeError("POW_QUEUE_FULL", `the node is busy: ${jobs.size} PoW jobs are in flight, try again later`));
-      }
-      const controller = new AbortController();
-      const created: PowJob = { promise: getMiner().mine(bytes, { minScore: minPoWScore, signal: controller.signal }).catch(minerFailure), controller, waiters: 0 };
-      job = created;
-      jobs.set(key, created);
-      stats.powJobs++;
-      stats.powActive = jobs.size;
-      const done = (): void => {
-        if (jobs.get(key) === created) jobs.delete(key);
-        stats.powActive = jobs.size;
-      };
-      created.promise.then(done, done);
-    } else stats.powShared++;
-    const shared = job;
-    shared.waiters++;
-    return new Promise<bigint>((resolve, reject) => {
-      let settled = false;
-      const onAbort = (): void => {
-        if (settled) return;
-        settled = true;
-        if (--shared.waiters === 0) {
-          if (jobs.get(key) === shared) jobs.delete(key);
-          stats.powActive = jobs.size;
-          stats.powCancelled++;
-          shared.controller.abort();
-        }
-        reject(abortError(signal?.reason));
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      shared.promise.then(
-        (nonce) => {
-          signal?.removeEventListener("abort", onAbort);
-          if (settled) return;
-          settled = true;
-          shared.waiters--;
-          resolve(nonce);
-        },
-        (error: unknown) => {
-          signal?.removeEventListener("abort", onAbort);
-          if (settled) return;
-          settled = true;
-          shared.waiters--;
-          reject(error);
-        },
-      );
-    });
+    return powQueue.mine(key, bytes, options.requester ?? "anonymous", options.signal);
   }
 
   // The miner's own failures are the node's trouble, not the submitter's: 503 naming the nonce, never a 400.
@@ -379,7 +349,8 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
   }
 
   /** Every rule but the PoW; then mines when asked, and stores. */
-  async function process(message: Message, bytes: Uint8Array, mineNonce: boolean, signal: AbortSignal | undefined): Promise<SubmitResult> {
+  async function process(message: Message, bytes: Uint8Array, mineNonce: boolean, options: SubmitOptions): Promise<SubmitResult> {
+    const { signal } = options;
     const { ledger: ledgerOn } = await ready();
     // A message submitted again (its nonce given, so the same bytes) is answered with its id, as Hornet does, before
     // the rules that its own first acceptance changed (its inputs are spent now) could refuse it.
@@ -390,7 +361,8 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     const coneRoots = checkSolidity ? await coneRootsOf(message.parents) : { oldest: 0, youngest: 0 };
     const mutation = await checkSemantics(message, ledgerOn);
     if (mineNonce) {
-      const nonce = await mine(bytes, signal);
+      options.admitPow?.();
+      const nonce = await mine(bytes, options);
       new DataView(bytes.buffer, bytes.byteOffset, bytes.length).setBigUint64(bytes.length - NONCE_LENGTH, nonce, true);
       message.nonce = nonce;
       checkPow(bytes);
@@ -421,8 +393,8 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     }
   }
 
-  async function fromPartial(partial: PartialMessage, signal: AbortSignal | undefined): Promise<SubmitResult> {
-    if (closed) throw new NodeError("SHUTTING_DOWN", "the node is shutting down");
+  async function fromPartial(partial: PartialMessage, options: SubmitOptions): Promise<SubmitResult> {
+    if (closed) throw shuttingDown();
     refuseMilestone(partial.payload);
     await ready();
     // Filled by the rules the client shares (model/complete.ts), which check the network and nonce first, as Hornet does.
@@ -438,33 +410,34 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     else if (powOptions === undefined && !meetsPow(bytes)) {
       throw new NodeError("POW_DISABLED", "proof of work is not enabled on this node; send a nonce", { path: "nonce" });
     }
-    return process(message, bytes, !hasNonce && powOptions !== undefined, signal);
+    return process(message, bytes, !hasNonce && powOptions !== undefined, options);
   }
 
-  async function fromBytes(input: Uint8Array, signal: AbortSignal | undefined): Promise<SubmitResult> {
-    if (closed) throw new NodeError("SHUTTING_DOWN", "the node is shutting down");
+  async function fromBytes(input: Uint8Array, options: SubmitOptions): Promise<SubmitResult> {
+    if (closed) throw shuttingDown();
     const { message, parentsMissing } = decodeSubmitted(input);
     // Hornet fills raw bodies as it fills JSON: a zero networkId, no parents or a zero nonce are left to the node.
     if (parentsMissing || message.networkId === 0n || message.nonce === 0n) {
       const partial: PartialMessage = { payload: message.payload, nonce: message.nonce };
       if (message.networkId !== 0n) partial.networkId = message.networkId;
       if (!parentsMissing) partial.parents = message.parents;
-      return fromPartial(partial, signal);
+      return fromPartial(partial, options);
     }
     checkNetwork(message.networkId);
     refuseMilestone(message.payload);
     const bytes = input.slice();
     checkPow(bytes);
-    return process(message, bytes, false, signal);
+    return process(message, bytes, false, options);
   }
 
   async function issueMilestone(draft: MilestoneDraft, signal: AbortSignal | undefined): Promise<MilestoneRecord> {
-    if (closed) throw new NodeError("SHUTTING_DOWN", "the node is shutting down");
+    if (closed) throw shuttingDown();
     await ready();
     const { message } = draft;
     const coneRoots = checkSolidity ? await coneRootsOf(message.parents) : { oldest: 0, youngest: 0 };
     const bytes = encodeMessage({ ...message, nonce: 0n });
-    const nonce = await mine(bytes, signal);
+    // The coordinator is one requester of the fair queue like any other.
+    const nonce = await mine(bytes, { signal, requester: "coordinator" });
     new DataView(bytes.buffer, bytes.byteOffset, bytes.length).setBigUint64(bytes.length - 8, nonce, true);
     const stored: StoredMessage = { id: messageId(bytes), bytes, message: { ...message, nonce } };
     const index = message.payload.index;
@@ -560,11 +533,11 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
       return () => listeners.delete(listener);
     },
     submitMessage(input: Uint8Array | unknown, submitOptions: SubmitOptions = {}): Promise<SubmitResult> {
-      if (input instanceof Uint8Array) return counted(fromBytes(input, submitOptions.signal));
-      return counted((async () => fromPartial(partialMessageFromJson(input), submitOptions.signal))());
+      if (input instanceof Uint8Array) return counted(fromBytes(input, submitOptions));
+      return counted((async () => fromPartial(partialMessageFromJson(input), submitOptions))());
     },
     submitModel(partial: PartialMessage, submitOptions: SubmitOptions = {}): Promise<SubmitResult> {
-      return counted(fromPartial(partial, submitOptions.signal));
+      return counted(fromPartial(partial, submitOptions));
     },
     async getMessage(id: string): Promise<StoredMessage | undefined> {
       await ready();
@@ -586,11 +559,17 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     issueMilestone(draft: MilestoneDraft, submitOptions: SubmitOptions = {}): Promise<MilestoneRecord> {
       return issueMilestone(draft, submitOptions.signal);
     },
-    stats: () => ({ ...stats, powActive: jobs.size }),
+    stats(): NodeStats {
+      const q = powQueue.stats();
+      return { ...stats, powJobs: q.jobs, powActive: q.pending, powShared: q.shared, powCancelled: q.cancelled, powQueued: q.queued, powHashes: miner?.stats().hashes ?? 0 };
+    },
+    shutdown(): void {
+      closed = true;
+      powQueue.close(shuttingDown());
+    },
     async close(): Promise<void> {
       closed = true;
-      for (const job of jobs.values()) job.controller.abort();
-      jobs.clear();
+      powQueue.close(shuttingDown());
       if (ownsMiner && miner !== undefined) await miner.close();
       await store.close();
     },

@@ -1,27 +1,37 @@
-// A node:http server around a web-standard handler: IncomingMessage → Request (its signal aborts when the client
-// goes away before the answer), Response → ServerResponse, and a graceful close (in-flight requests finish).
+// A node:http server around a web-standard handler, with the edge applied (edge/): connection caps, header and request
+// timeouts, header size, the client's address (X-Forwarded-For only from trusted proxies), a request rate limit before
+// any routing, the access log and metrics (GET /metrics). IncomingMessage → Request (its signal aborts when the client
+// goes away before the answer), Response → ServerResponse.
+//
+// Graceful close: stop accepting, close idle connections, answer requests that arrive on open connections with 503
+// (Retry-After, Connection: close), let in-flight requests finish within the grace period, then ask the owner to make
+// what is left answer now (onGraceExpired: the node fails its PoW jobs with 503), and only then close what remains.
+// Every request that reached the handler gets an HTTP answer; no connection is reset while it waits.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { Server as NetServer, type AddressInfo, type Socket } from "node:net";
 import { Readable, type Duplex } from "node:stream";
-import type { Handler } from "./http/index.js";
+import { createEdge, type Edge } from "./edge/index.js";
+import type { Handler, RequestContext } from "./http/index.js";
+import { Answer, routerAnswers, type Reply } from "./http/router.js";
+import { NodeRequest } from "./node-request.js";
 
 export interface ServeOptions {
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 0: an ephemeral port (read it from the result). */
   port?: number;
-  /** Milliseconds close() waits for in-flight requests before cutting their connections. Default 10 s. */
+  /** Limits, log and metrics. Default: createEdge() (the public-node limits, no log, no /metrics). */
+  edge?: Edge;
+  /** Milliseconds close() lets in-flight requests finish before onGraceExpired. Default: the edge's shutdownGraceMs (10 s). */
   shutdownTimeoutMs?: number;
-  /** Run after the server stopped accepting and in-flight requests ended (e.g. node.close() to stop the workers). */
+  /** Called when the grace period ends with requests in flight: make them answer now (e.g. node.shutdown()). */
+  onGraceExpired?: () => void;
+  /** Run after the server stopped accepting and every connection closed (e.g. node.close() to stop workers, close the store). */
   onClose?: () => Promise<void> | void;
   /** Takes HTTP upgrade requests (the MQTT bridge's WebSocket at /mqtt); without it upgrades are refused. Upgraded
    * connections still open at close() are destroyed after in-flight requests end. */
   onUpgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
-
-// Clients that mine locally (iota.js LocalPowProvider) keep a connection idle between reading the tips and posting:
-// Node's 5 s default would close it under them. Hornet sets no idle timeout at all.
-const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 export interface RunningServer {
   readonly server: Server;
@@ -29,14 +39,37 @@ export interface RunningServer {
   readonly port: number;
   /** http://host:port, no trailing slash. */
   readonly url: string;
+  readonly edge: Edge;
   /** Requests being handled now. */
   inFlight(): number;
-  /** Stops accepting, lets in-flight requests finish (up to the timeout), closes idle connections, then onClose. */
+  /** Stops accepting, lets in-flight requests finish (up to the grace period), answers the rest, then onClose. */
   close(): Promise<void>;
 }
 
 // After an early answer (413, 401) the rest of the request body is drained up to this much, then the socket closed.
 const MAX_DRAIN = 1 << 20;
+// After onGraceExpired, how long the requests still in flight get to write their answers before connections are cut.
+const FINAL_ANSWER_MS = 5000;
+// A refused connection's answer gets this long to leave before the socket is destroyed.
+const REFUSED_LINGER_MS = 1000;
+const SHUTDOWN_RETRY_AFTER_SECONDS = 5;
+
+const REASON: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 429: "Too Many Requests", 431: "Request Header Fields Too Large", 503: "Service Unavailable" };
+
+const refusedSockets = new WeakSet<Socket>();
+// The status a socket-level refusal (timeout, oversized head) already wrote, for the access record of its request.
+const answeredOnSocket = new WeakMap<Socket, number>();
+
+function errorBody(status: number, reason: string, message: string): string {
+  return JSON.stringify({ error: { code: String(status), message, reason } });
+}
+
+/** A complete HTTP/1.1 answer written straight to a socket (connection-level refusals, before or outside any request). */
+function rawAnswer(status: number, reason: string, message: string, retryAfter?: number): string {
+  const body = errorBody(status, reason, message);
+  const retry = retryAfter === undefined ? "" : `retry-after: ${retryAfter}\r\n`;
+  return `HTTP/1.1 ${status} ${REASON[status] ?? "Error"}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\n${retry}connection: close\r\n\r\n${body}`;
+}
 
 function toRequest(req: IncomingMessage, signal: AbortSignal, origin: string): Request {
   const headers = new Headers();
@@ -50,11 +83,23 @@ function toRequest(req: IncomingMessage, signal: AbortSignal, origin: string): R
   return new Request(new URL(req.url ?? "/", origin), init);
 }
 
-async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+async function writeResponse(response: Reply, res: ServerResponse, close: boolean): Promise<void> {
+  if (response instanceof Answer) {
+    // Built by the router with its bytes at hand: head and body leave together, no Response or stream in between.
+    const headers: Record<string, string> = { ...response.headers };
+    if (close) headers.connection = "close";
+    const body = response.body;
+    if (body !== null) headers["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.length);
+    res.writeHead(response.status, headers);
+    if (body === null) res.end();
+    else res.end(body);
+    return;
+  }
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, key) => {
     headers[key] = value;
   });
+  if (close) headers.connection = "close";
   res.writeHead(response.status, headers);
   if (response.body === null) {
     res.end();
@@ -64,55 +109,179 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    if (!res.write(value)) await new Promise<void>((resolve) => res.once("drain", resolve));
+    if (res.destroyed) {
+      await reader.cancel().catch(() => undefined);
+      return;
+    }
+    if (!res.write(value)) await new Promise<void>((resolve) => res.once("drain", resolve).once("close", resolve));
   }
   res.end();
 }
 
-/** Serves `handler` over node:http. */
+/** After an answer given before the whole body arrived (413, 429): read a little more so the client can read the
+ * answer, then close; never buffer it. */
+function drainRest(req: IncomingMessage): void {
+  if (req.complete || req.destroyed) return;
+  let drained = 0;
+  req.on("data", (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > MAX_DRAIN) req.socket.destroy();
+  });
+  req.resume();
+}
+
+function answerJson(res: ServerResponse, status: number, body: string, headers: Record<string, string>): void {
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": String(Buffer.byteLength(body)), ...headers });
+  res.end(body);
+}
+
+/** Serves `handler` over node:http with the edge's limits. */
 export async function serve(handler: Handler, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
+  const edge = options.edge ?? createEdge();
+  const limits = edge.limits;
+  // The node's own router reads requests lazily (NodeRequest) and answers without building Responses; any other handler
+  // gets a full undici Request and answers with a Response.
+  const router = routerAnswers(handler);
+  const lightRequests = router !== undefined;
+  const run: (request: Request, context: RequestContext) => Promise<Reply> = router ?? handler;
   let inFlight = 0;
+  let draining = false;
   let idle: (() => void) | undefined;
-  const server = createServer((req, res) => {
-    inFlight++;
-    const controller = new AbortController();
-    // The client went away before the answer was complete: abort the Request's signal (this cancels a PoW job).
-    res.on("close", () => {
-      if (!res.writableFinished) controller.abort(new DOMException("the client closed the connection", "AbortError"));
-    });
-    const origin = `http://${req.headers.host ?? `${host}`}`;
-    let request: Request;
-    try {
-      request = toRequest(req, controller.signal, origin);
-    } catch {
-      res.writeHead(400, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify({ error: { code: "400", message: "malformed request" } }));
-      inFlight--;
-      return;
-    }
-    handler(request, { clientAddress: req.socket.remoteAddress })
-      .then((response) => (res.destroyed ? undefined : writeResponse(response, res)))
-      .catch(() => {
-        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify({ error: { code: "500", message: "internal error" } }));
-        else res.destroy();
-      })
-      .finally(() => {
-        if (!req.complete && !req.destroyed) {
-          // The answer came before the whole body (e.g. 413): drain a little so the client can read it, then close.
-          let drained = 0;
-          req.on("data", (chunk: Buffer) => {
-            drained += chunk.length;
-            if (drained > MAX_DRAIN) req.socket.destroy();
-          });
-          req.resume();
-        }
+
+  const server = createServer(
+    {
+      maxHeaderSize: limits.maxHeaderBytes,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // Node checks header and request deadlines on this interval (default 30 s, too coarse for a 10 s deadline).
+      connectionsCheckingInterval: 1000,
+    },
+    (req, res) => {
+      const socket = req.socket;
+      if (refusedSockets.has(socket)) {
+        res.destroy();
+        return;
+      }
+      inFlight++;
+      const started = performance.now();
+      const client = edge.clientAddress(socket.remoteAddress, req.headers["x-forwarded-for"]);
+      const key = edge.clientKey(client);
+      const context: RequestContext = { clientAddress: client, clientKey: key, gate: edge.gate(key) };
+      const method = req.method ?? "GET";
+      const rawUrl = req.url ?? "/";
+      const query = rawUrl.indexOf("?");
+      const path = (query >= 0 ? rawUrl.slice(0, query) : rawUrl).slice(0, 200);
+      res.on("error", () => undefined); // a write racing a socket the edge closed (timeout) must not throw
+      let done = false;
+      const finish = (): void => {
+        if (done) return;
+        done = true;
+        const status = res.headersSent ? res.statusCode : (answeredOnSocket.get(socket) ?? 499);
+        edge.record({ method, route: context.route ?? "-", path, status, ms: performance.now() - started, client });
         inFlight--;
         if (inFlight === 0) idle?.();
-      });
+      };
+      res.once("close", finish);
+
+      if (draining) {
+        answerJson(res, 503, errorBody(503, "SHUTTING_DOWN", "the node is shutting down; try again shortly"), { "retry-after": String(SHUTDOWN_RETRY_AFTER_SECONDS), connection: "close" });
+        return;
+      }
+      const refused = edge.admitRequest(key);
+      if (refused !== undefined) {
+        answerJson(res, 429, errorBody(429, refused.code, refused.message), { "retry-after": String(refused.retryAfter ?? 1) });
+        drainRest(req);
+        return;
+      }
+      if (edge.metrics !== undefined && path === "/metrics" && (method === "GET" || method === "HEAD")) {
+        context.route = "metrics";
+        if (!edge.metricsAllowed(req.headers.authorization ?? null)) {
+          answerJson(res, 401, errorBody(401, "UNAUTHORIZED", "the metrics need their own bearer token"), { "www-authenticate": 'Bearer realm="metrics"' });
+          return;
+        }
+        edge.metrics.render().then(
+          ({ body, contentType }) => {
+            res.writeHead(200, { "content-type": contentType, "cache-control": "no-store" });
+            res.end(body);
+          },
+          () => answerJson(res, 500, errorBody(500, "INTERNAL", "internal error"), {}),
+        );
+        return;
+      }
+
+      // The client went away before the answer was complete: abort the Request's signal (this cancels a PoW job).
+      const gone = (): DOMException => new DOMException("the client closed the connection", "AbortError");
+      let request: Request;
+      try {
+        const origin = `http://${req.headers.host ?? host}`;
+        if (lightRequests) {
+          const light = new NodeRequest(req, origin);
+          res.on("close", () => {
+            if (!res.writableFinished) light.abort(gone());
+          });
+          request = light;
+        } else {
+          const controller = new AbortController();
+          res.on("close", () => {
+            if (!res.writableFinished) controller.abort(gone());
+          });
+          request = toRequest(req, controller.signal, origin);
+        }
+      } catch {
+        answerJson(res, 400, errorBody(400, "MALFORMED_REQUEST", "malformed request"), {});
+        return;
+      }
+      run(request, context)
+        .then((response) => (res.destroyed ? undefined : writeResponse(response, res, draining)))
+        .catch(() => {
+          // The router answers every error itself; a rejection here is a bug in a handler given to serve().
+          if (res.headersSent) res.destroy();
+          else answerJson(res, 500, errorBody(500, "INTERNAL", "internal error"), {});
+        })
+        .finally(() => drainRest(req));
+    },
+  );
+
+  // Connection caps, before node:http reads anything from the socket.
+  server.prependListener("connection", (socket: Socket) => {
+    const admission = edge.admitConnection(socket.remoteAddress);
+    if (admission.admitted) {
+      socket.once("close", () => admission.release());
+      return;
+    }
+    refusedSockets.add(socket);
+    const message = admission.reason === "total" ? "the node has too many open connections" : "too many open connections from your address";
+    socket.end(rawAnswer(503, "TOO_MANY_CONNECTIONS", message, 1));
+    setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
   });
-  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  // Past the keep-alive timeout, so a kept-alive request's headers are never cut short first.
-  server.headersTimeout = Math.max(server.headersTimeout, KEEP_ALIVE_TIMEOUT_MS + 1000);
+
+  // Malformed HTTP, an oversized head (431) and requests too slow to arrive (408) are answered here, never reaching the
+  // handler. Node's own handler would answer these too, but with no body and no record in the access log.
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (error.code === "ECONNRESET" || !socket.writable || refusedSockets.has(socket)) {
+      socket.destroy();
+      return;
+    }
+    const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+    const reason = status === 431 ? "HEADERS_TOO_LARGE" : status === 408 ? "REQUEST_TIMEOUT" : "MALFORMED_REQUEST";
+    const message = status === 431 ? `the request head exceeds ${limits.maxHeaderBytes} bytes` : status === 408 ? "the request did not arrive in time" : "malformed HTTP request";
+    const inProgress = (socket as unknown as { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (inProgress?.headersSent === true) {
+      socket.destroy();
+      return;
+    }
+    answeredOnSocket.set(socket, status);
+    // A request already handed to the handler records itself (with this status); one that never got that far is recorded here.
+    if (inProgress === undefined || inProgress === null) {
+      const client = edge.clientAddress(socket.remoteAddress, undefined);
+      edge.record({ method: "-", route: "-", path: "-", status, ms: 0, client });
+    }
+    socket.end(rawAnswer(status, reason, message));
+    setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
+  });
+
   const upgraded = new Set<Duplex>();
   const onUpgrade = options.onUpgrade;
   if (onUpgrade !== undefined) {
@@ -122,10 +291,7 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
       onUpgrade(req, socket, head);
     });
   }
-  server.on("clientError", (_error, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
-    else socket.destroy();
-  });
+
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, host, () => {
@@ -135,27 +301,43 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
   });
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(":") ? `[${host}]` : host;
+
+  function settled(ms: number): Promise<void> {
+    if (inFlight === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      idle = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
   let closing: Promise<void> | undefined;
   return {
     server,
     host,
     port,
     url: `http://${urlHost}:${port}`,
+    edge,
     inFlight: () => inFlight,
     close(): Promise<void> {
       closing ??= (async () => {
-        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
+        draining = true;
+        // net.Server's close, not http.Server's: the latter also destroys idle keep-alive connections at once (a request
+        // already on its way over one would be reset) and stops enforcing the header and request deadlines. Open
+        // connections stay until the end; what arrives on them meanwhile is answered 503 with Connection: close.
+        const stopped = new Promise<void>((resolve) => Reflect.apply(NetServer.prototype.close, server, [() => resolve()]));
+        await settled(options.shutdownTimeoutMs ?? limits.shutdownGraceMs);
         if (inFlight > 0) {
-          const timeout = options.shutdownTimeoutMs ?? 10_000;
-          await new Promise<void>((resolve) => {
-            idle = resolve;
-            const timer = setTimeout(resolve, timeout);
-            timer.unref();
-          });
+          options.onGraceExpired?.();
+          await settled(FINAL_ANSWER_MS);
         }
+        idle = undefined;
+        server.closeIdleConnections();
         server.closeAllConnections();
         for (const socket of upgraded) socket.destroy();
+        server.close(); // http.Server's own: stops its deadline checks (the listener is closed already)
         await stopped;
         await options.onClose?.();
       })();

@@ -77,6 +77,23 @@ const MAX_START_FAILURES = 3;
 const MAX_WORKERS = 512;
 /** Nonces per chunk: ~15–20 ms of work, the longest a worker runs before it sees a stop. */
 const CHUNK: Readonly<Record<MinerKernel, bigint>> = { simd: 65536n, portable: 32768n, js: 2048n };
+/** The smallest chunk: below it the cost of a kernel call and its bookkeeping starts to show (the JavaScript kernel's
+ * own chunk is smaller still and is kept). */
+const MIN_CHUNK = 1024n;
+
+/**
+ * The chunk for a job expected to take 3^target nonces over `workers`: about a sixteenth of each worker's expected
+ * share, within [MIN_CHUNK, the flavour's chunk]. A job ends when its last worker finishes its current chunk, and the
+ * next job starts only then, so a chunk much longer than the whole search makes a small job (a node mining at score
+ * 100) wait for the workers that did not find the nonce: with 64 Ki-nonce chunks that cost ~13 ms a job.
+ */
+function chunkFor(target: number, workers: number, max: bigint): bigint {
+  const share = 3 ** Math.min(target, 40) / (16 * Math.max(1, workers));
+  if (max <= MIN_CHUNK) return max;
+  let chunk = MIN_CHUNK;
+  while (chunk < max && Number(chunk) * 2 <= share) chunk *= 2n;
+  return chunk;
+}
 
 // ---- platform: Node worker_threads or Web Workers -------------------------------------------------------------
 
@@ -400,6 +417,7 @@ export class MinerPool implements Miner {
     this.active = job;
     job.startedAt = performance.now();
     const workers = this.pool.length;
+    const chunk = chunkFor(job.target, workers, this.chunk);
     this.pool.forEach((worker, index) => {
       job.pending.add(worker);
       worker.reported = 0;
@@ -408,7 +426,7 @@ export class MinerPool implements Miner {
         Atomics.store(worker.control, 0, job.id);
       }
       worker.handle.ref();
-      worker.handle.post({ type: "job", id: job.id, digest: job.digest, target: job.target, start: job.start, chunk: this.chunk, index, workers });
+      worker.handle.post({ type: "job", id: job.id, digest: job.digest, target: job.target, start: job.start, chunk, index, workers });
     });
     const onProgress = job.options.onProgress;
     if (onProgress !== undefined) {

@@ -10,7 +10,7 @@ import { NodeError } from "../errors.js";
 import type { ChrysalisNode, NodeInfo } from "../pipeline.js";
 import { messageMetadataJson } from "../shapes.js";
 import type { StoredMessage } from "../store/contract.js";
-import { idParam, json, readBody, readJson, type Route, type RouteCall } from "./router.js";
+import { bytesResponse, idParam, json, readBody, readJson, type Reply, type Route, type RouteCall } from "./router.js";
 import { includedMessageId, utxoRoutes } from "./utxo.js";
 
 export interface ApiRouteOptions {
@@ -32,14 +32,18 @@ export const TIPS_ANSWERED = 4;
 export const ROUTE_GROUPS = ["v1"] as const;
 
 export function apiRoutes(node: ChrysalisNode, options: ApiRouteOptions): Route[] {
-  async function submit({ request }: RouteCall): Promise<Response> {
-    await options.authorize?.(request);
+  async function submit({ request, context }: RouteCall): Promise<Reply> {
+    const claims = await options.authorize?.(request);
+    // The PoW queue serves requesters round-robin: an authenticated identity, else the client's address.
+    const requester = claims !== undefined ? `identity:${claims.sub}` : `address:${context.clientKey ?? context.clientAddress ?? "unknown"}`;
+    const gate = context.gate;
+    const submitOptions = { signal: request.signal, requester, admitPow: gate === undefined ? undefined : () => gate.pow() };
     // Hornet's rule: a content type starting with application/json is JSON; anything else (none, text/plain,
     // application/octet-stream) is the raw message.
     const contentType = (request.headers.get("content-type") ?? "").trim().toLowerCase();
     const result = contentType.startsWith("application/json")
-      ? await node.submitMessage(await readJson(request, options.maxJsonBytes, true), { signal: request.signal })
-      : await node.submitMessage(await readBody(request, MAX_MESSAGE_LENGTH), { signal: request.signal });
+      ? await node.submitMessage(await readJson(request, options.maxJsonBytes, true), submitOptions)
+      : await node.submitMessage(await readBody(request, MAX_MESSAGE_LENGTH), submitOptions);
     return json(201, { data: { messageId: result.messageId } }, { location: result.messageId });
   }
 
@@ -50,7 +54,7 @@ export function apiRoutes(node: ChrysalisNode, options: ApiRouteOptions): Route[
     return entry;
   }
 
-  async function metadata(entry: StoredMessage): Promise<Response> {
+  async function metadata(entry: StoredMessage): Promise<Reply> {
     const m = await node.getMetadata(entry.id);
     if (m === undefined) throw new NodeError("NOT_FOUND", `message not found: ${entry.id}`, { path: "messageId" });
     let advice;
@@ -61,14 +65,13 @@ export function apiRoutes(node: ChrysalisNode, options: ApiRouteOptions): Route[
     return json(200, { data: messageMetadataJson(entry.id, entry.message.parents, m, advice) });
   }
 
-  async function children(id: string): Promise<Response> {
+  async function children(id: string): Promise<Reply> {
     await node.ready();
     const childrenMessageIds = await node.store.children(id, MAX_RESULTS);
     return json(200, { data: { messageId: id, maxResults: MAX_RESULTS, count: childrenMessageIds.length, childrenMessageIds } });
   }
 
-  const raw = (entry: StoredMessage): Response =>
-    new Response(entry.bytes as Uint8Array<ArrayBuffer>, { status: 200, headers: { "content-type": "application/octet-stream" } });
+  const raw = (entry: StoredMessage): Reply => bytesResponse(200, entry.bytes);
 
   // The four views of a message, under /messages/{id} and under /transactions/{id}/included-message.
   const views = {

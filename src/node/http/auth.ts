@@ -1,6 +1,7 @@
 // The prove-ownership routes (PROTOCOL.md §7) and their Integration Services twins (NODE-API.md §3): GET a nonce for an
 // identity, POST its signature for a JWT, POST a JWT to have it checked. Served at /authentication/… and, as IS mounts
-// them, at /api/v0.1/authentication/…; both take the `api-key` query parameter IS clients always send.
+// them, at /api/v0.1/authentication/…; both take the `api-key` query parameter IS clients always send. Nothing here is
+// cacheable (Cache-Control: no-store on every answer, errors included), and HEAD is refused: a GET issues a nonce.
 import { ProtocolError } from "../../bytes/errors.js";
 import { constantTimeEqual } from "../../bytes/bytes.js";
 import { sha256 } from "../../crypto/sha256.js";
@@ -11,8 +12,12 @@ import { decodeParam, json, readJson, type Route, type RouteCall } from "./route
 /** The two operations of prove-ownership (what createProveOwnership from chrysalis-core/auth returns). */
 export interface ProveOwnershipService {
   issueNonce(identityId: string): Promise<string>;
-  prove(identityId: string, signedNonce: string): Promise<string>;
+  /** `nonce`, when the client names the nonce it signed, spares the service its search. */
+  prove(identityId: string, signedNonce: string, nonce?: string): Promise<string>;
 }
+
+/** Headers on every answer that carries or concerns credentials. */
+export const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" } as const;
 
 export interface AuthRouteOptions {
   /** Enables the prove-ownership routes. */
@@ -59,6 +64,8 @@ export function authRoutes(options: AuthRouteOptions): Route[] {
     routes.push({
       name: "prove-ownership",
       pattern: new RegExp(`^${PREFIXES}/authentication/prove-ownership/([^/]+)$`),
+      noHead: true,
+      headers: NO_STORE,
       methods: {
         GET: async ({ params: [raw], url }: RouteCall) => {
           checkApiKey(url);
@@ -68,8 +75,12 @@ export function authRoutes(options: AuthRouteOptions): Route[] {
         POST: async ({ request, params: [raw], url }: RouteCall) => {
           checkApiKey(url);
           const identityId = decodeParam(raw!, "identityId");
-          const signedNonce = bodyField(await readJson(request, 4096), "signedNonce", "128 hex characters");
-          const jwt = await service.prove(identityId, signedNonce);
+          const body = await readJson(request, 4096);
+          const signedNonce = bodyField(body, "signedNonce", "128 hex characters");
+          // Our own extension: the nonce that was signed (the IS client sends only the signature).
+          const named = typeof body === "object" && body !== null ? (body as { nonce?: unknown }).nonce : undefined;
+          if (named !== undefined && typeof named !== "string") throw new ProtocolError("INVALID_JSON", "nonce, when given, is the 40-hex nonce that was signed", { path: "nonce" });
+          const jwt = await service.prove(identityId, signedNonce, named);
           return json(200, { jwt, data: { jwt } });
         },
       },
@@ -80,6 +91,7 @@ export function authRoutes(options: AuthRouteOptions): Route[] {
     routes.push({
       name: "verify-jwt",
       pattern: new RegExp(`^${PREFIXES}/authentication/verify-jwt$`),
+      headers: NO_STORE,
       methods: {
         // As IS answers: 200 either way, `{"isValid": false, "error": "<why>"}` for a token it refuses.
         POST: async ({ request, url }: RouteCall) => {

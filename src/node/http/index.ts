@@ -45,6 +45,6 @@ export function createHandler(node: ChrysalisNode, options: HandlerOptions = {})
   return createRouter(routes, { cors: options.cors, onInternalError: options.onInternalError });
 }
 
-export { errorResponse, readBody, type Handler, type RequestContext, type Route, type RouteCall } from "./router.js";
+export { errorResponse, readBody, type EdgeGate, type Handler, type RequestContext, type Route, type RouteCall } from "./router.js";
 export type { ProveOwnershipService, AuthRouteOptions } from "./auth.js";
 export { MAX_RESULTS, TIPS_ANSWERED } from "./api.js";

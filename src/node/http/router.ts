@@ -12,6 +12,20 @@ import { isAbortError, NodeError, statusOf } from "../errors.js";
 export interface RequestContext {
   /** The client's address as the server edge sees it (after any trusted proxy). */
   readonly clientAddress?: string | undefined;
+  /** The key the edge counts this client under (an IPv6 client's /64); default clientAddress. */
+  readonly clientKey?: string | undefined;
+  /** Set by the router when a route matches: its name, for the access log and the metrics. */
+  route?: string | undefined;
+  /** The edge's limits, asked before a matched route runs and before work a route discovers later. */
+  readonly gate?: EdgeGate | undefined;
+}
+
+/** Each method throws (a 429 NodeError RATE_LIMITED carrying its retry time) to refuse the work. */
+export interface EdgeGate {
+  /** Before the named route runs for `method`. */
+  route(name: string, method: string): void;
+  /** Before the node mines a nonce for this request. */
+  pow(): void;
 }
 
 export type Handler = (request: Request, context?: RequestContext) => Promise<Response>;
@@ -21,15 +35,44 @@ export interface RouteCall {
   readonly request: Request;
   /** The pattern's capture groups, undecoded. */
   readonly params: readonly string[];
+  /** The request URL, parsed on first use. */
   readonly url: URL;
   readonly context: RequestContext;
 }
 
+/**
+ * An answer as the router and its routes build it: status, headers and the body at hand. The router's handler turns it
+ * into a web-standard Response; the node's own server (server.ts) writes it as it is, sparing a Response and its body
+ * stream on every request.
+ */
+export class Answer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string | Uint8Array | null;
+
+  constructor(status: number, headers: Record<string, string>, body: string | Uint8Array | null) {
+    this.status = status;
+    this.headers = headers;
+    this.body = body;
+  }
+
+  toResponse(): Response {
+    return new Response(this.body as BodyInit | null, { status: this.status, headers: this.headers });
+  }
+}
+
+/** What a route's method gives back: an Answer (json, bytesResponse) or any web-standard Response. */
+export type Reply = Answer | Response;
+
 export interface Route {
-  /** A stable name for logs and metrics ("messages.submit"). */
+  /** A stable name for logs, metrics and the edge's rate classes ("messages"). */
   readonly name: string;
   readonly pattern: RegExp;
-  readonly methods: Readonly<Record<string, (call: RouteCall) => Promise<Response>>>;
+  readonly methods: Readonly<Record<string, (call: RouteCall) => Promise<Reply>>>;
+  /** HEAD is answered as GET without a body unless this is true; then HEAD gets 405 (GET has effects, e.g. a nonce). */
+  readonly noHead?: boolean;
+  /** Headers put on every answer of the route, errors included (e.g. Cache-Control: no-store). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface RouterOptions {
@@ -40,18 +83,33 @@ export interface RouterOptions {
 }
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" } as const;
-const STATUS_TEXT: Record<number, string> = { 400: "bad request", 401: "unauthorized", 404: "not found", 405: "method not allowed", 413: "payload too large", 415: "unsupported media type", 429: "too many requests", 500: "internal error", 502: "bad gateway", 503: "service unavailable" };
+const STATUS_TEXT: Record<number, string> = { 400: "bad request", 401: "unauthorized", 404: "not found", 405: "method not allowed", 408: "request timeout", 413: "payload too large", 415: "unsupported media type", 429: "too many requests", 431: "request header fields too large", 500: "internal error", 502: "bad gateway", 503: "service unavailable" };
 
-export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Answer {
+  return new Answer(status, { ...JSON_HEADERS, ...headers }, JSON.stringify(body));
+}
+
+/** An answer carrying raw bytes (application/octet-stream unless the headers say otherwise). */
+export function bytesResponse(status: number, bytes: Uint8Array, headers: Record<string, string> = {}): Answer {
+  return new Answer(status, { "content-type": "application/octet-stream", ...headers }, bytes);
 }
 
 /** The error body of the node API; `reason` and `path` are additions a client can match on. */
-export function errorResponse(status: number, message: string, extra: { reason?: string | undefined; path?: string | undefined } = {}, headers: Record<string, string> = {}): Response {
+export function errorAnswer(status: number, message: string, extra: { reason?: string | undefined; path?: string | undefined } = {}, headers: Record<string, string> = {}): Answer {
   const error: Record<string, string> = { code: String(status), message };
   if (extra.reason !== undefined) error.reason = extra.reason;
   if (extra.path !== undefined) error.path = extra.path;
   return json(status, { error }, headers);
+}
+
+/** errorAnswer as a web-standard Response. */
+export function errorResponse(status: number, message: string, extra: { reason?: string | undefined; path?: string | undefined } = {}, headers: Record<string, string> = {}): Response {
+  return errorAnswer(status, message, extra, headers).toResponse();
+}
+
+function setHeader(reply: Reply, name: string, value: string): void {
+  if (reply instanceof Answer) reply.headers[name] = value;
+  else reply.headers.set(name, value);
 }
 
 export function mediaType(request: Request): string {
@@ -66,6 +124,13 @@ export async function readBody(request: Request, limit: number): Promise<Uint8Ar
   const declared = request.headers.get("content-length");
   if (declared !== null && /^\d+$/.test(declared) && Number(declared) > limit) {
     throw new NodeError("BODY_TOO_LARGE", `the body of ${declared} bytes exceeds the limit of ${limit} bytes`);
+  }
+  // A server request that can hand over its bytes directly (server.ts's NodeRequest) spares the web stream.
+  const direct = (request as { readBytes?: unknown }).readBytes;
+  if (typeof direct === "function") {
+    const bytes = await (direct as (limit: number) => Promise<Uint8Array | undefined>).call(request, limit);
+    if (bytes === undefined) throw new NodeError("BODY_TOO_LARGE", `the body exceeds the limit of ${limit} bytes`);
+    return bytes;
   }
   if (request.body === null) return new Uint8Array(0);
   const reader = request.body.getReader();
@@ -116,66 +181,112 @@ export function decodeParam(raw: string, path: string): string {
   }
 }
 
+/** Whole seconds a client should wait before retrying, as the error says (NodeError retryAfter), else 1. */
+function retryAfterOf(error: unknown): number {
+  const seconds = (error as { retryAfter?: unknown }).retryAfter;
+  return typeof seconds === "number" && Number.isFinite(seconds) && seconds >= 1 ? Math.ceil(seconds) : 1;
+}
+
 /** A handler over a route table: the first route whose pattern matches the path answers. */
 export function createRouter(routes: readonly Route[], options: RouterOptions = {}): Handler {
   const onInternalError = options.onInternalError ?? ((error: unknown) => console.error("chrysalis node: internal error", error));
   const cors = options.cors;
 
-  function withCors(response: Response): Response {
-    if (cors === undefined) return response;
-    response.headers.set("access-control-allow-origin", cors);
-    response.headers.set("access-control-expose-headers", "location, www-authenticate, retry-after");
-    if (cors !== "*") response.headers.append("vary", "origin");
-    return response;
+  function withCors(reply: Reply): Reply {
+    if (cors === undefined) return reply;
+    setHeader(reply, "access-control-allow-origin", cors);
+    setHeader(reply, "access-control-expose-headers", "location, www-authenticate, retry-after");
+    if (cors !== "*") {
+      if (reply instanceof Answer) reply.headers.vary = reply.headers.vary === undefined ? "origin" : `${reply.headers.vary}, origin`;
+      else reply.headers.append("vary", "origin");
+    }
+    return reply;
   }
 
-  async function route(request: Request, context: RequestContext): Promise<Response> {
+  async function route(request: Request, context: RequestContext): Promise<Reply> {
+    let matched: Route | undefined;
     try {
-      const url = new URL(request.url);
-      const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, "") : url.pathname;
+      // A server that already split the path off (server.ts's NodeRequest) spares the URL parse on every request.
+      const given = (request as { pathname?: unknown }).pathname;
+      let url: URL | undefined;
+      const pathname = typeof given === "string" ? given : (url = new URL(request.url)).pathname;
+      const path = pathname.length > 1 && pathname.endsWith("/") ? pathname.replace(/\/+$/, "") : pathname;
       for (const r of routes) {
         const match = r.pattern.exec(path);
         if (match === null) continue;
+        matched = r;
+        context.route = r.name;
         if (request.method === "OPTIONS" && cors !== undefined) {
-          return new Response(null, {
-            status: 204,
-            headers: {
+          return new Answer(
+            204,
+            {
               "access-control-allow-methods": [...Object.keys(r.methods), "OPTIONS"].join(", "),
               "access-control-allow-headers": "content-type, authorization, authentication",
               "access-control-max-age": "600",
             },
-          });
+            null,
+          );
         }
-        const method = request.method === "HEAD" ? "GET" : request.method;
+        const method = request.method === "HEAD" && r.noHead !== true ? "GET" : request.method;
         const run = r.methods[method];
         if (run === undefined) {
           const allow = Object.keys(r.methods).join(", ");
-          return errorResponse(405, `${request.method} is not allowed here; use ${allow}`, { reason: "METHOD_NOT_ALLOWED" }, { allow });
+          return withRouteHeaders(r, errorAnswer(405, `${request.method} is not allowed here; use ${allow}`, { reason: "METHOD_NOT_ALLOWED" }, { allow }));
         }
-        return await run({ request, params: match.slice(1), url, context });
+        context.gate?.route(r.name, method);
+        const call: RouteCall = {
+          request,
+          params: match.slice(1),
+          context,
+          get url(): URL {
+            return (url ??= new URL(request.url));
+          },
+        };
+        return withRouteHeaders(r, await run(call));
       }
-      return errorResponse(404, `no route for ${path.slice(0, 200)}`, { reason: "NOT_FOUND" });
+      return errorAnswer(404, `no route for ${path.slice(0, 200)}`, { reason: "NOT_FOUND" });
     } catch (error) {
-      return failure(error, request);
+      const answer = failure(error, request);
+      return matched === undefined ? answer : withRouteHeaders(matched, answer);
     }
   }
 
-  function failure(error: unknown, request: Request): Response {
-    if (isAbortError(error) || request.signal.aborted) return errorResponse(499, "the client closed the request", { reason: "ABORTED" });
+  function withRouteHeaders(r: Route, reply: Reply): Reply {
+    if (r.headers !== undefined) for (const [name, value] of Object.entries(r.headers)) setHeader(reply, name, value);
+    return reply;
+  }
+
+  function failure(error: unknown, request: Request): Answer {
+    if (isAbortError(error) || request.signal.aborted) return errorAnswer(499, "the client closed the request", { reason: "ABORTED" });
     const status = statusOf(error);
     if (status === 500) {
       onInternalError(error);
-      return errorResponse(500, "internal error", {});
+      return errorAnswer(500, "internal error", {});
     }
     const e = error as ProtocolError;
     const headers: Record<string, string> = {};
     if (status === 401) headers["www-authenticate"] = error instanceof AuthError ? wwwAuthenticate(error) : "Bearer";
     if (status === 413) headers.connection = "close";
-    if (status === 503 || status === 429) headers["retry-after"] = "1";
-    return errorResponse(status, e.message || STATUS_TEXT[status] || "error", { reason: e.code, path: e.path }, headers);
+    if (status === 503 || status === 429) headers["retry-after"] = String(retryAfterOf(error));
+    return errorAnswer(status, e.message || STATUS_TEXT[status] || "error", { reason: e.code, path: e.path }, headers);
   }
 
-  return async function handle(request: Request, context: RequestContext = {}): Promise<Response> {
-    return withCors(await route(request, context));
+  const answer = async (request: Request, context: RequestContext = {}): Promise<Reply> => withCors(await route(request, context));
+  const handle = async function handle(request: Request, context: RequestContext = {}): Promise<Response> {
+    const reply = await answer(request, context);
+    return reply instanceof Answer ? reply.toResponse() : reply;
   };
+  ROUTER_ANSWERS.set(handle, answer);
+  return handle;
+}
+
+const ROUTER_ANSWERS = new WeakMap<Handler, (request: Request, context?: RequestContext) => Promise<Reply>>();
+
+/**
+ * The router behind `handler`, answering without building Responses, when `handler` is one made here: it reads only
+ * the Request members a lazy server request provides cheaply (the path; headers, signal and body when a route needs
+ * them). Undefined for any other handler.
+ */
+export function routerAnswers(handler: Handler): ((request: Request, context?: RequestContext) => Promise<Reply>) | undefined {
+  return ROUTER_ANSWERS.get(handler);
 }

@@ -10,7 +10,7 @@ import { dustCapacity } from "../ledger.js";
 import type { ChrysalisNode } from "../pipeline.js";
 import { milestoneJson, outputResponseJson, utxoChangesJson } from "../shapes.js";
 import { ZERO_MESSAGE_ID } from "../store/contract.js";
-import { decodeParam, idParam, json, type Route } from "./router.js";
+import { decodeParam, idParam, json, type Reply, type Route } from "./router.js";
 
 /** The id of the message whose transaction created output `<transactionId>:0`, or 404. */
 export async function includedMessageId(node: ChrysalisNode, raw: string): Promise<string> {
@@ -52,13 +52,13 @@ export function utxoRoutes(node: ChrysalisNode, maxResults: number): Route[] {
     return fromHex(hex, "address", 32);
   }
 
-  async function balance(address: Uint8Array): Promise<Response> {
+  async function balance(address: Uint8Array): Promise<Reply> {
     const index = await ledgerIndex();
     const b = await node.store.addressBalance(address);
     return json(200, { data: { addressType: 0, address: toHex(address), balance: b.balance, dustAllowed: dustCapacity(b.dustAllowance) > b.dustOutputs, ledgerIndex: index } });
   }
 
-  async function outputs(address: Uint8Array, url: URL): Promise<Response> {
+  async function outputs(address: Uint8Array, url: URL): Promise<Reply> {
     const typeText = url.searchParams.get("type");
     let type: 0 | 1 | undefined;
     if (typeText !== null) {

@@ -176,6 +176,28 @@ export class LmdbStore implements NodeStore {
     }
   }
 
+  /**
+   * Opens a store that must exist already, whatever its network, and creates nothing: for tools working beside a
+   * running node on its store (`chrysalis auth revoke`). Other processes may have it open (LMDB's own locking).
+   */
+  async openExisting(): Promise<StoreOpenResult> {
+    if (this.#closed) throw storeClosed();
+    if (statSync(join(this.path, "data.mdb"), { throwIfNoEntry: false }) === undefined) {
+      throw new NodeError("STORE_UNAVAILABLE", `there is no store in ${this.path}`);
+    }
+    const db = await (this.#env ??= this.#openEnvironment().catch((error: unknown) => {
+      this.#env = undefined;
+      throw error;
+    }));
+    const schema = db.get(k().SCHEMA);
+    if (schema === undefined) throw new NodeError("STORE_CORRUPT", `the data directory ${this.path} holds no chrysalis store (no header)`);
+    const version = viewOf(schema).getUint32(0);
+    if (version > STORE_SCHEMA_VERSION) {
+      throw new NodeError("STORE_TOO_NEW", `the store at ${this.path} was written by schema version ${version}; this version reads up to ${STORE_SCHEMA_VERSION}: upgrade chrysalis-core`);
+    }
+    return { created: false, ledger: db.get(k().LEDGER)?.[0] === 1 };
+  }
+
   async #openEnvironment(): Promise<Db> {
     let lmdb: typeof import("lmdb");
     try {

@@ -212,6 +212,32 @@ export class PostgresStore implements NodeStore {
     }
   }
 
+  /**
+   * Connects to a database that must hold a store already, whatever its network, and creates or migrates nothing: for
+   * tools working beside running nodes on their store (`chrysalis auth revoke`).
+   */
+  async openExisting(): Promise<StoreOpenResult> {
+    if (this.#closed) throw storeClosed();
+    this.#pool = await (this.#connecting ??= this.#createPool());
+    let rows: { key: string; value: string }[];
+    let version: number;
+    try {
+      const migrated = await this.#pool.query<{ version: number | null }>("SELECT max(version) AS version FROM chrysalis.schema_migrations");
+      version = migrated.rows[0]?.version ?? 0;
+      rows = (await this.#pool.query<{ key: string; value: string }>("SELECT key, value FROM chrysalis.meta")).rows;
+    } catch (error) {
+      if (sqlState(error) === "42P01" || sqlState(error) === "3F000") throw new NodeError("STORE_UNAVAILABLE", `the database at ${this.target} holds no chrysalis store`, { cause: error });
+      const failure = this.#failure(error);
+      throw failure instanceof NodeError ? failure : new NodeError("STORE_UNAVAILABLE", `cannot open the database at ${this.target}: ${reason(error)}`, { cause: error });
+    }
+    if (version > MIGRATIONS.length) {
+      throw new NodeError("STORE_TOO_NEW", `the database at ${this.target} was migrated to schema version ${version}; this version knows up to ${MIGRATIONS.length}: upgrade chrysalis-core`);
+    }
+    const meta = new Map(rows.map((r) => [r.key, r.value]));
+    if (!meta.has("network")) throw new NodeError("STORE_UNAVAILABLE", `the database at ${this.target} holds no chrysalis store`);
+    return { created: false, ledger: meta.get("ledger") === "1" };
+  }
+
   async #createPool(): Promise<Pool> {
     let pg: typeof import("pg").default;
     try {

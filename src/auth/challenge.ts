@@ -1,0 +1,66 @@
+// Stateless prove-ownership nonces: a nonce carries the second it was issued in and a MAC binding it to one identity
+// under a server key, so issuing one stores nothing that anonymous traffic could fill; only redeemed nonces are kept.
+//
+// Layout (20 bytes, sent as the 40 lowercase hex characters the Integration Services client insists on):
+//   byte  0..3   issued: u32 big-endian, whole seconds since the Unix epoch (good until 2106)
+//   byte  4      lane: 0 .. MAX_LANES - 1, which of the identity's nonces of that second
+//   bytes 5..19  HMAC-SHA-256(key, DOMAIN ‖ issued ‖ lane ‖ UTF-8 identity id), first 15 bytes (120 bits)
+// There is no random part, on purpose: the IS client's POST carries only the signature, so the server must be able to
+// rebuild every nonce it may have issued to the identity lately and try the signature against each. A nonce is thus a
+// function of (identity, second, lane). The MAC makes nonces unforgeable without the key (a client cannot pick its own,
+// e.g. one with a far-off issue time or one a signature was harvested for elsewhere), and binds each to its identity.
+import { toHex } from "../bytes/hex.js";
+import { AUTH_NONCE_BYTES } from "./nonce.js";
+import { hmacSha256 } from "./primitives.js";
+
+/** Bytes of the issue time and lane at the front of a nonce. */
+const ISSUED_BYTES = 4;
+const HEAD_BYTES = ISSUED_BYTES + 1;
+/** Nonces one identity can have per second (lanes). */
+export const MAX_LANES = 16;
+/** Separates these MACs from any other use of the key. */
+const encoder = new TextEncoder();
+const DOMAIN = encoder.encode("chrysalis-core/prove-ownership/nonce/v1\u0000");
+/** The latest issue second a u32 holds. */
+export const MAX_ISSUED_SECONDS = 0xffff_ffff;
+
+/** Mints and recognises nonces under one key. */
+export interface NonceMinter {
+  /** The nonce of `identityId` for the second `issued` (seconds since the epoch) and `lane` (0 .. MAX_LANES - 1). */
+  nonce(identityId: string, issued: number, lane: number): string;
+}
+
+/** A minter over a key of at least 32 bytes (the key schedule runs once). */
+export function nonceMinter(key: Uint8Array): NonceMinter {
+  const mac = hmacSha256(key);
+  const input = new Uint8Array(DOMAIN.length + HEAD_BYTES + 4 * 256);
+  input.set(DOMAIN);
+  const out = new Uint8Array(AUTH_NONCE_BYTES);
+  return {
+    nonce(identityId: string, issued: number, lane: number): string {
+      const at = DOMAIN.length;
+      new DataView(input.buffer).setUint32(at, issued, false);
+      input[at + ISSUED_BYTES] = lane;
+      // The identity id comes last, so the input is unambiguous without a length prefix. Ids up to 256 characters (the
+      // default validator's bound) fit the scratch; a longer one from a custom validator is encoded on its own.
+      const { read, written } = encoder.encodeInto(identityId, input.subarray(at + HEAD_BYTES));
+      let tag: Uint8Array;
+      if (read === identityId.length) tag = mac(input.subarray(0, at + HEAD_BYTES + written));
+      else {
+        const id = encoder.encode(identityId);
+        const whole = new Uint8Array(at + HEAD_BYTES + id.length);
+        whole.set(input.subarray(0, at + HEAD_BYTES));
+        whole.set(id, at + HEAD_BYTES);
+        tag = mac(whole);
+      }
+      out.set(input.subarray(at, at + HEAD_BYTES), 0);
+      out.set(tag.subarray(0, AUTH_NONCE_BYTES - HEAD_BYTES), HEAD_BYTES);
+      return toHex(out);
+    },
+  };
+}
+
+/** The issue second and lane written in a nonce (which must already be known to be 40 lowercase hex characters). */
+export function nonceIssuedAt(nonce: string): { issued: number; lane: number } {
+  return { issued: Number.parseInt(nonce.slice(0, 2 * ISSUED_BYTES), 16), lane: Number.parseInt(nonce.slice(2 * ISSUED_BYTES, 2 * HEAD_BYTES), 16) };
+}

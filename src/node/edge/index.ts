@@ -1,0 +1,177 @@
+// The server edge: one object holding every limit (rates, connections, sizes, timeouts, trusted proxies), the access
+// log and the metrics, which serve() applies to each connection and request. Rate classes are picked by route name, so
+// the routes themselves know nothing of limits.
+import type { Logger } from "pino";
+import { constantTimeEqual } from "../../bytes/bytes.js";
+import { NodeError } from "../errors.js";
+import type { EdgeGate } from "../http/router.js";
+import { clientKey, normalizeAddress, TrustedProxies } from "./address.js";
+import { resolveLimits, type EdgeLimits, type EdgeLimitsInput, type RateClass } from "./limits.js";
+import { createLogger, logAccess, type AccessRecord, type LogOptions } from "./log.js";
+import { createMetrics, type EdgeMetrics, type MetricsSource } from "./metrics.js";
+import { RateLimiter } from "./rate.js";
+
+export interface EdgeOptions {
+  /** Limits; what is not given keeps its public-node default (limits.ts). */
+  limits?: EdgeLimitsInput;
+  /** The log: a pino logger, options for a new one, or false for none (the default of the library's serve()). */
+  log?: Logger | LogOptions | false;
+  /** Serve Prometheus metrics at GET /metrics (default false); with `token`, only to `Authorization: Bearer <token>`. */
+  metrics?: boolean | { token?: string };
+  /** Extra route-name → rate-class entries ("METHOD name"), e.g. for routes added by another module. */
+  routeClasses?: Readonly<Record<string, RateClass>>;
+}
+
+/** Connections open, in all and per address. */
+class ConnectionCount {
+  #total = 0;
+  readonly #perAddress = new Map<string, number>();
+
+  get total(): number {
+    return this.#total;
+  }
+
+  add(key: string | undefined): void {
+    this.#total++;
+    if (key !== undefined) this.#perAddress.set(key, (this.#perAddress.get(key) ?? 0) + 1);
+  }
+
+  remove(key: string | undefined): void {
+    this.#total--;
+    if (key === undefined) return;
+    const left = (this.#perAddress.get(key) ?? 1) - 1;
+    if (left > 0) this.#perAddress.set(key, left);
+    else this.#perAddress.delete(key);
+  }
+
+  of(key: string): number {
+    return this.#perAddress.get(key) ?? 0;
+  }
+}
+
+export interface Edge {
+  readonly limits: EdgeLimits;
+  readonly logger: Logger | undefined;
+  readonly metrics: EdgeMetrics | undefined;
+  /** The client address of a request from `peer` with this X-Forwarded-For (honoured only from a trusted proxy). */
+  clientAddress(peer: string | undefined, forwardedFor: string | string[] | undefined): string;
+  /** The key limits count an address under (an IPv6 address's /64). */
+  clientKey(address: string): string;
+  /**
+   * Whether a new connection from `peer` may stay; when it may, `release` must be called once it closes. A trusted
+   * proxy's connections count against the total only.
+   */
+  admitConnection(peer: string | undefined): { readonly admitted: true; release(): void } | { readonly admitted: false; readonly reason: "total" | "per-address" };
+  /** Takes a `request` token for the client: undefined when allowed, else the 429 error to answer. */
+  admitRequest(key: string): NodeError | undefined;
+  /** The gate the router and the node call for this client's request. */
+  gate(key: string): EdgeGate;
+  /** Whether `authorization` (a header value) may read the metrics. */
+  metricsAllowed(authorization: string | null): boolean;
+  /** Logs and counts an answered request. */
+  record(record: AccessRecord): void;
+}
+
+const DEFAULT_ROUTE_CLASSES: Readonly<Record<string, RateClass>> = {
+  "GET prove-ownership": "nonce",
+  "POST prove-ownership": "proof",
+  "POST messages": "submit",
+};
+// Prove-ownership routes added elsewhere (the Integration Services paths) count as the same work.
+const PROVE_OWNERSHIP = /(?:^|[./:-])prove-ownership$/;
+
+const encoder = new TextEncoder();
+
+export function createEdge(options: EdgeOptions = {}): Edge {
+  const limits = resolveLimits(options.limits);
+  const trusted = new TrustedProxies(limits.trustProxy);
+  const limiter = limits.rates === false ? undefined : new RateLimiter(limits.rates, limits.maxTrackedClients);
+  const logger = options.log === false || options.log === undefined ? undefined : "info" in options.log && typeof options.log.info === "function" ? (options.log as Logger) : createLogger(options.log as LogOptions);
+  const metricsOption = options.metrics ?? false;
+  const metrics = metricsOption === false ? undefined : createMetrics();
+  const token = typeof metricsOption === "object" && metricsOption.token !== undefined ? encoder.encode(metricsOption.token) : undefined;
+  const classes = { ...DEFAULT_ROUTE_CLASSES, ...options.routeClasses };
+  const connections = new ConnectionCount();
+
+  function classOf(route: string, method: string): RateClass | undefined {
+    const listed = classes[`${method} ${route}`];
+    if (listed !== undefined) return listed;
+    if (PROVE_OWNERSHIP.test(route)) return method === "GET" ? "nonce" : method === "POST" ? "proof" : undefined;
+    return undefined;
+  }
+
+  function take(key: string, rateClass: RateClass): NodeError | undefined {
+    if (limiter === undefined) return undefined;
+    const decision = limiter.take(key, rateClass);
+    if (decision.allowed) return undefined;
+    metrics?.rateLimited(rateClass);
+    return new NodeError("RATE_LIMITED", `too many ${rateClass === "request" ? "requests" : `${rateClass} requests`} from your address: try again in ${decision.retryAfterSeconds} s`, { retryAfter: decision.retryAfterSeconds });
+  }
+
+  return {
+    limits,
+    logger,
+    metrics,
+    clientAddress: (peer, forwardedFor) => trusted.clientAddress(normalizeAddress(peer), forwardedFor),
+    clientKey,
+    admitConnection(peer) {
+      const address = normalizeAddress(peer);
+      // A trusted proxy carries many clients: only the total bounds it.
+      const key = trusted.has(address) ? undefined : clientKey(address);
+      if (connections.total >= limits.maxConnections) {
+        metrics?.connectionRefused("total");
+        return { admitted: false, reason: "total" };
+      }
+      if (key !== undefined && connections.of(key) >= limits.maxConnectionsPerAddress) {
+        metrics?.connectionRefused("per-address");
+        return { admitted: false, reason: "per-address" };
+      }
+      connections.add(key);
+      metrics?.connections(connections.total);
+      let released = false;
+      return {
+        admitted: true,
+        release() {
+          if (released) return;
+          released = true;
+          connections.remove(key);
+          metrics?.connections(connections.total);
+        },
+      };
+    },
+    admitRequest: (key) => take(key, "request"),
+    gate(key) {
+      return {
+        route(name, method) {
+          const rateClass = classOf(name, method);
+          const refused = rateClass === undefined ? undefined : take(key, rateClass);
+          if (refused !== undefined) throw refused;
+        },
+        pow() {
+          const refused = take(key, "pow");
+          if (refused !== undefined) throw refused;
+        },
+      };
+    },
+    metricsAllowed(authorization) {
+      if (token === undefined) return true;
+      const given = authorization?.startsWith("Bearer ") ? encoder.encode(authorization.slice(7).trim()) : new Uint8Array(0);
+      return constantTimeEqual(given, token);
+    },
+    record(record) {
+      metrics?.request(record.method, record.route, record.status, record.ms / 1000);
+      if (logger !== undefined && logger.isLevelEnabled(record.status >= 500 ? "warn" : "info")) logAccess(logger, record);
+    },
+  };
+}
+
+/** Wires a node's counters into the edge's metrics (and its store's latency, when the store was instrumented). */
+export function watchNode(edge: Edge, node: MetricsSource): void {
+  edge.metrics?.watch(node);
+}
+
+export { resolveLimits, DEFAULT_LIMITS, DEFAULT_RATES, RATE_CLASSES, type EdgeLimits, type EdgeLimitsInput, type RateClass, type RateLimit } from "./limits.js";
+export { TrustedProxies, clientKey, normalizeAddress } from "./address.js";
+export { RateLimiter, type RateDecision } from "./rate.js";
+export { createLogger, prettyDestination, LOG_LEVELS, type LogLevel, type LogOptions, type AccessRecord } from "./log.js";
+export { createMetrics, type EdgeMetrics, type MetricsSource } from "./metrics.js";

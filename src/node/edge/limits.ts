@@ -1,0 +1,113 @@
+// Every limit the server edge applies, in one place: request rates per client, connections, header and body sizes,
+// timeouts, and which proxies may name the client. Defaults fit a node on the public internet; resolveLimits checks a
+// partial configuration against the bounds below and fills in the rest.
+import { ProtocolError } from "../../bytes/errors.js";
+
+/**
+ * The kinds of work a client's requests are counted against, each with its own token bucket per client:
+ * `request` every request; `nonce` GET prove-ownership; `proof` POST prove-ownership; `submit` POST /api/v1/messages;
+ * `pow` submissions the node has to mine for.
+ */
+export type RateClass = "request" | "nonce" | "proof" | "submit" | "pow";
+
+export const RATE_CLASSES: readonly RateClass[] = ["request", "nonce", "proof", "submit", "pow"];
+
+/** A token bucket: `burst` requests at once, refilled at `perSecond`. */
+export interface RateLimit {
+  readonly perSecond: number;
+  readonly burst: number;
+}
+
+export interface EdgeLimits {
+  /** Token buckets per client and class; `false` lifts every rate limit (benchmarks, private networks). */
+  readonly rates: Readonly<Record<RateClass, RateLimit>> | false;
+  /** Clients whose buckets are kept at once; the least recently seen is forgotten beyond it (bounds the memory). */
+  readonly maxTrackedClients: number;
+  /** Open connections in all, and from one client address (a trusted proxy counts against the total only). */
+  readonly maxConnections: number;
+  readonly maxConnectionsPerAddress: number;
+  /** Milliseconds to receive a request's headers (408 after), and the whole request with its body (408 after). */
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  /** Milliseconds an idle keep-alive connection stays open. At least 60 s: clients that mine locally (iota.js's
+   * LocalPowProvider) leave their socket idle while they mine. */
+  readonly keepAliveTimeoutMs: number;
+  /** Largest request head (request line and headers); beyond it 431. */
+  readonly maxHeaderBytes: number;
+  /** Largest JSON body; beyond it 413 (a raw message is bounded by the protocol's 32 KiB). */
+  readonly maxJsonBytes: number;
+  /** Proxies (CIDRs or addresses) whose X-Forwarded-For names the client; empty: the socket's peer is the client. */
+  readonly trustProxy: readonly string[];
+  /** Milliseconds in-flight requests get to finish on shutdown before what is left is answered 503. */
+  readonly shutdownGraceMs: number;
+}
+
+export const DEFAULT_RATES: Readonly<Record<RateClass, RateLimit>> = {
+  request: { perSecond: 100, burst: 200 },
+  nonce: { perSecond: 2, burst: 20 },
+  proof: { perSecond: 2, burst: 20 },
+  submit: { perSecond: 10, burst: 50 },
+  pow: { perSecond: 1, burst: 10 },
+};
+
+export const DEFAULT_LIMITS: EdgeLimits = {
+  rates: DEFAULT_RATES,
+  maxTrackedClients: 100_000,
+  maxConnections: 8192,
+  maxConnectionsPerAddress: 64,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 65_000,
+  maxHeaderBytes: 16 * 1024,
+  maxJsonBytes: 256 * 1024,
+  trustProxy: [],
+  shutdownGraceMs: 10_000,
+};
+
+/** A partial configuration: rates may be given per class (the rest keep their defaults). */
+export type EdgeLimitsInput = Partial<Omit<EdgeLimits, "rates">> & { rates?: Partial<Record<RateClass, RateLimit>> | false };
+
+function bad(path: string, why: string): never {
+  throw new ProtocolError("INVALID_ARGUMENT", `${path} ${why}`, { path });
+}
+
+function integer(value: unknown, path: string, min: number, max: number): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max) bad(path, `must be a whole number from ${min} to ${max}`);
+  return value;
+}
+
+function rate(value: unknown, path: string): RateLimit {
+  if (typeof value !== "object" || value === null) bad(path, "must be { perSecond, burst }");
+  const { perSecond, burst } = value as Partial<RateLimit>;
+  if (typeof perSecond !== "number" || !Number.isFinite(perSecond) || perSecond <= 0 || perSecond > 1e6) bad(`${path}.perSecond`, "must be a number above 0 and at most 1,000,000");
+  return { perSecond, burst: integer(burst, `${path}.burst`, 1, 1e6) };
+}
+
+/** The limits with defaults filled in; anything out of range raises ProtocolError INVALID_ARGUMENT naming the field. */
+export function resolveLimits(input: EdgeLimitsInput = {}): EdgeLimits {
+  let rates: EdgeLimits["rates"];
+  if (input.rates === false) rates = false;
+  else {
+    const given = input.rates ?? {};
+    const out = {} as Record<RateClass, RateLimit>;
+    for (const c of RATE_CLASSES) out[c] = given[c] === undefined ? DEFAULT_RATES[c] : rate(given[c], `rates.${c}`);
+    for (const name of Object.keys(given)) if (!RATE_CLASSES.includes(name as RateClass)) bad(`rates.${name}`, `is not a rate class (${RATE_CLASSES.join(", ")})`);
+    rates = out;
+  }
+  const pick = <K extends keyof EdgeLimits>(key: K): EdgeLimits[K] => (input[key] === undefined ? DEFAULT_LIMITS[key] : (input[key] as EdgeLimits[K]));
+  const headersTimeoutMs = integer(pick("headersTimeoutMs"), "headersTimeoutMs", 1000, 10_000);
+  const limits: EdgeLimits = {
+    rates,
+    maxTrackedClients: integer(pick("maxTrackedClients"), "maxTrackedClients", 16, 10_000_000),
+    maxConnections: integer(pick("maxConnections"), "maxConnections", 1, 1_000_000),
+    maxConnectionsPerAddress: integer(pick("maxConnectionsPerAddress"), "maxConnectionsPerAddress", 1, 1_000_000),
+    headersTimeoutMs,
+    requestTimeoutMs: integer(pick("requestTimeoutMs"), "requestTimeoutMs", headersTimeoutMs, 30_000),
+    keepAliveTimeoutMs: integer(pick("keepAliveTimeoutMs"), "keepAliveTimeoutMs", 60_000, 3_600_000),
+    maxHeaderBytes: integer(pick("maxHeaderBytes"), "maxHeaderBytes", 1024, 16 * 1024),
+    maxJsonBytes: integer(pick("maxJsonBytes"), "maxJsonBytes", 1024, 64 * 1024 * 1024),
+    trustProxy: [...pick("trustProxy")],
+    shutdownGraceMs: integer(pick("shutdownGraceMs"), "shutdownGraceMs", 0, 3_600_000),
+  };
+  return limits;
+}

@@ -1,0 +1,83 @@
+// The node's log (pino): JSON lines, or a short human-readable line per record when the output is a terminal.
+// The access log writes one record per answered request with its method, route name, path (never the query string,
+// which may hold an api-key), status, duration and client address; no header, token, body or signed nonce is logged.
+import { pino, type Logger } from "pino";
+
+export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+export const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+export interface LogOptions {
+  /** Default "info"; "silent" logs nothing. */
+  level?: LogLevel;
+  /** Where lines go. Default: standard output, written asynchronously in blocks of up to 4 KiB and at least once a
+   * second (a write call per line cost the node about a tenth of its time per request). */
+  destination?: { write(line: string): unknown };
+  /** Human-readable lines instead of JSON. Default: when the destination is a terminal. */
+  pretty?: boolean;
+}
+
+export type { Logger };
+
+/** One answered request, as the access log and the metrics see it. */
+export interface AccessRecord {
+  readonly method: string;
+  /** The matched route's name, or "-" when none matched (404, or refused before routing). */
+  readonly route: string;
+  readonly path: string;
+  readonly status: number;
+  readonly ms: number;
+  readonly client: string;
+}
+
+const LEVEL_NAMES: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO ", 40: "WARN ", 50: "ERROR", 60: "FATAL" };
+
+/** A destination that turns pino's JSON lines into `HH:MM:SS.mmm LEVEL message key=value …`. */
+export function prettyDestination(out: { write(line: string): unknown }): { write(line: string): void } {
+  return {
+    write(line: string): void {
+      let record: Record<string, unknown>;
+      try {
+        record = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        out.write(line);
+        return;
+      }
+      const { level, time, msg, pid: _pid, hostname: _hostname, ...rest } = record;
+      const at = typeof time === "number" ? new Date(time).toISOString().slice(11, 23) : "";
+      const fields = Object.entries(rest)
+        .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+        .join(" ");
+      out.write(`${at} ${LEVEL_NAMES[level as number] ?? String(level)} ${typeof msg === "string" ? msg : ""}${fields === "" ? "" : ` ${fields}`}\n`);
+    },
+  };
+}
+
+// How often buffered log lines are written out at the latest.
+const FLUSH_INTERVAL_MS = 1000;
+
+/** A pino logger for the node. */
+export function createLogger(options: LogOptions = {}): Logger {
+  const pretty = options.pretty ?? (options.destination === undefined && process.stdout.isTTY === true);
+  let destination = options.destination;
+  if (destination === undefined) {
+    // A terminal is written line by line; anything else (a file, a pipe to a collector) in blocks.
+    const stdout = pino.destination({ dest: 1, sync: pretty, minLength: pretty ? 0 : 4096 });
+    if (!pretty) setInterval(() => stdout.flush(), FLUSH_INTERVAL_MS).unref();
+    destination = stdout;
+  }
+  return pino(
+    {
+      level: options.level ?? "info",
+      base: null,
+      // No `redact`: the records are built here from a fixed set of fields (AccessRecord), none of them a credential,
+      // and pino's redaction cost a twentieth of the node's time per request.
+    },
+    pretty ? prettyDestination(destination) : destination,
+  );
+}
+
+/** Writes one access record at info level; 5xx answers at warn. */
+export function logAccess(logger: Logger, record: AccessRecord): void {
+  if (record.status >= 500) logger.warn(record, "request");
+  else logger.info(record, "request");
+}

@@ -1,0 +1,105 @@
+// Prometheus metrics of a node (prom-client, one registry per edge): requests by route and status with latency
+// histograms, logins, rate-limited requests and refused connections, the PoW queue and hash rate, messages accepted,
+// the store's latency per operation, and prom-client's process metrics (CPU, memory, event-loop lag).
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { NodeStats } from "../pipeline.js";
+import type { NodeStore } from "../store/contract.js";
+import type { RateClass } from "./limits.js";
+
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const STORE_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1];
+
+/** Where the node's own counters come from at scrape time. */
+export interface MetricsSource {
+  stats(): NodeStats;
+}
+
+export interface EdgeMetrics {
+  readonly registry: Registry;
+  /** One answered request. */
+  request(method: string, route: string, status: number, seconds: number): void;
+  rateLimited(rateClass: RateClass): void;
+  connectionRefused(reason: "total" | "per-address"): void;
+  connections(open: number): void;
+  /** The store with every operation timed into chrysalis_store_operation_seconds. */
+  instrumentStore<S extends NodeStore>(store: S): S;
+  /** The node whose stats are read at each scrape. */
+  watch(source: MetricsSource): void;
+  /** The exposition text and its content type. */
+  render(): Promise<{ body: string; contentType: string }>;
+}
+
+export function createMetrics(): EdgeMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "chrysalis_" });
+  let source: MetricsSource | undefined;
+
+  const requests = new Counter({ name: "chrysalis_http_requests_total", help: "HTTP requests answered, by route, method and status", labelNames: ["route", "method", "status"] as const, registers: [registry] });
+  const latency = new Histogram({ name: "chrysalis_http_request_duration_seconds", help: "Time from a request's arrival to its answer, by route and method", labelNames: ["route", "method"] as const, buckets: LATENCY_BUCKETS, registers: [registry] });
+  const logins = new Counter({ name: "chrysalis_logins_total", help: "Prove-ownership proofs, by result (success: a JWT was issued)", labelNames: ["result"] as const, registers: [registry] });
+  const limited = new Counter({ name: "chrysalis_rate_limited_total", help: "Requests refused with 429, by rate class", labelNames: ["class"] as const, registers: [registry] });
+  const refused = new Counter({ name: "chrysalis_connections_refused_total", help: "Connections refused at a cap, by which cap", labelNames: ["cap"] as const, registers: [registry] });
+  const open = new Gauge({ name: "chrysalis_connections_open", help: "Connections open now", registers: [registry] });
+  const storeLatency = new Histogram({ name: "chrysalis_store_operation_seconds", help: "Time a store operation took, by operation", labelNames: ["operation"] as const, buckets: STORE_BUCKETS, registers: [registry] });
+
+  // Node counters are read at scrape time; counters only grow, so each scrape adds what changed since the last one.
+  const last = { accepted: 0, rejected: 0, hashes: 0, at: performance.now() };
+  const accepted = new Counter({ name: "chrysalis_messages_accepted_total", help: "Messages the node accepted and stored", registers: [registry] });
+  const rejected = new Counter({ name: "chrysalis_messages_rejected_total", help: "Submissions the node refused", registers: [registry] });
+  const hashes = new Counter({ name: "chrysalis_pow_hashes_total", help: "Nonces tried by the node's PoW workers", registers: [registry] });
+  const hashRate = new Gauge({ name: "chrysalis_pow_hash_rate", help: "Nonces tried per second by the node's PoW workers since the previous scrape", registers: [registry] });
+  const powDepth = new Gauge({ name: "chrysalis_pow_queue_depth", help: "PoW jobs in flight (mining or queued)", registers: [registry] });
+  const powQueued = new Gauge({ name: "chrysalis_pow_queue_waiting", help: "PoW jobs waiting for the miner", registers: [registry] });
+  const update = (): void => {
+    if (source === undefined) return;
+    const stats = source.stats();
+    const now = performance.now();
+    accepted.inc(Math.max(0, stats.accepted - last.accepted));
+    rejected.inc(Math.max(0, stats.rejected - last.rejected));
+    const delta = Math.max(0, stats.powHashes - last.hashes);
+    hashes.inc(delta);
+    hashRate.set(now > last.at ? delta / ((now - last.at) / 1000) : 0);
+    powDepth.set(stats.powActive);
+    powQueued.set(stats.powQueued);
+    last.accepted = stats.accepted;
+    last.rejected = stats.rejected;
+    last.hashes = stats.powHashes;
+    last.at = now;
+  };
+
+  return {
+    registry,
+    request(method, route, status, seconds) {
+      requests.inc({ route, method, status: String(status) });
+      latency.observe({ route, method }, seconds);
+      if (route === "prove-ownership" && method === "POST") logins.inc({ result: status === 200 ? "success" : "failure" });
+    },
+    rateLimited: (rateClass) => limited.inc({ class: rateClass }),
+    connectionRefused: (reason) => refused.inc({ cap: reason }),
+    connections: (count) => open.set(count),
+    instrumentStore<S extends NodeStore>(store: S): S {
+      return new Proxy(store, {
+        get(target, property, receiver) {
+          const value = Reflect.get(target, property, receiver) as unknown;
+          if (typeof value !== "function" || typeof property !== "string") return value;
+          const operation = property;
+          // Called on the store itself, not the proxy: engines keep private (#) state.
+          return (...args: unknown[]) => {
+            const end = storeLatency.startTimer({ operation });
+            const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+            if (result instanceof Promise) return result.finally(() => end());
+            end();
+            return result;
+          };
+        },
+      });
+    },
+    watch(node) {
+      source = node;
+    },
+    async render() {
+      update();
+      return { body: await registry.metrics(), contentType: registry.contentType };
+    },
+  };
+}
