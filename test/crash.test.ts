@@ -190,7 +190,8 @@ interface CrashEngine {
 
 async function crashCycles(engine: CrashEngine): Promise<void> {
   const genesis = wallet();
-  const args = [...engine.args(), "--network", NETWORK, "--min-pow-score", "0", "--no-pow", "--genesis", bech32Address("atoi", genesis.address)];
+  // No rate limits: the load comes from one address, far faster than the edge lets one client submit.
+  const args = [...engine.args(), "--network", NETWORK, "--min-pow-score", "0", "--no-pow", "--no-rate-limits", "--genesis", bech32Address("atoi", genesis.address)];
   const ledger: Ledger = { genesis, remainder: { outputId: outputId("0".repeat(64), 0), amount: TOTAL } };
   const all: Submission[] = [];
   let node = await startServe(args);

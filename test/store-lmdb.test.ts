@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProtocolError } from "../src/bytes/errors.js";
 import { encodeMessage } from "../src/model/codec.js";
 import { messageId } from "../src/model/ids.js";
-import { createHandler, createNode, LmdbStore, serve, ZERO_MESSAGE_ID, type NodeStore } from "../src/node/index.js";
+import { createEdge, createHandler, createNode, LmdbStore, serve, ZERO_MESSAGE_ID, type NodeStore } from "../src/node/index.js";
 import { indexation, NETWORK, NETWORK_ID, parentsOf, tempDir } from "./store-helpers.js";
 
 async function refusal(work: Promise<unknown>): Promise<ProtocolError> {
@@ -114,7 +114,8 @@ describe.skipIf(mounted.status !== 0)("a full disk: 503, nothing half-written, a
 
   it("submissions answer 503 with Retry-After once the disk is full; the refused message left nothing; more room, and it goes on", async () => {
     const node = createNode({ network: NETWORK, minPoWScore: 0, store, pow: false });
-    const server = await serve(createHandler(node), { host: "127.0.0.1", port: 0, onClose: () => node.close() });
+    // No rate limits: the disk is filled from one address faster than the edge lets one client submit.
+    const server = await serve(createHandler(node), { host: "127.0.0.1", port: 0, edge: createEdge({ limits: { rates: false } }), onClose: () => node.close() });
     try {
       const submit = (i: number): Promise<Response> => {
         const bytes = encodeMessage({ networkId: NETWORK_ID, parents: parentsOf([ZERO_MESSAGE_ID]), payload: { type: 2, index: new TextEncoder().encode("full"), data: new Uint8Array(16_000).fill(i & 0xff) }, nonce: BigInt(i + 1) });

@@ -210,6 +210,8 @@ function twoInstances(title: string, skip: boolean, storage: () => Promise<{ arg
       writeFileSync(join(files.path, "identities.json"), JSON.stringify({ [identity.id]: Buffer.from(identity.publicKey).toString("hex") }));
       const args = [...made.args, "--network", NETWORK, "--min-pow-score", "0", "--no-pow", "--no-coordinator", "--genesis", bech32Address("atoi", genesis.address), "--jwt-secret-file", join(files.path, "jwt-secret"), "--identities", join(files.path, "identities.json"), "--open-submit"];
       [a, b] = await Promise.all([startServe(args), startServe(args)]);
+      // The storage line follows the listening line.
+      for (let i = 0; i < 100 && ![a, b].every((p) => p.output().includes("storage: ")); i++) await new Promise((r) => setTimeout(r, 50));
       const lines = [a.output(), b.output()].map((o) => /storage: .*/.exec(o)?.[0]);
       expect(lines.filter((l) => l?.includes("(new store, ledger on)"))).toHaveLength(1);
       expect(lines.filter((l) => l?.includes("(existing store, ledger on)"))).toHaveLength(1);

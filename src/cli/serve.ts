@@ -228,17 +228,6 @@ A message is answered 201 only once it is durable in the store (on disk, or comm
     const setup = await startNode(options);
     const info = setup.node.info;
     const logger = setup.edge.logger;
-    // Which store, and whether it is new: before the listening line, which scripts wait for.
-    if (values.upstream === undefined) {
-      const created = setup.storage.created;
-      const lines = [`storage: ${storage.description} (${created ? "new store" : "existing store"}, ${setup.storage.ledger ? "ledger on" : "no ledger"})`];
-      if (values.genesis !== undefined && !created) lines.push("--genesis ignored: it applies only to a new store");
-      for (const line of lines) {
-        if (logger?.isLevelEnabled("info") === true) logger.info({ storage: storage.description, created, ledger: setup.storage.ledger }, line);
-        else write(line);
-      }
-      logger?.flush();
-    }
     // Scripts wait for this line; it is printed in every log format and level (in JSON as the record's msg, followed by
     // a space so that a pattern like /listening on (http:\/\/[^ ]+)/ reads the address alone).
     const listening = `chrysalis node listening on ${setup.server.url} (network ${info.networkId}, min PoW score ${info.minPoWScore}${setup.jwt ? ", JWT required to submit" : ""})`;
@@ -257,6 +246,11 @@ A message is answered 201 only once it is durable in the store (on disk, or comm
       if (logger?.isLevelEnabled("info") === true) say(message);
       else write(message);
     };
+    // Which store, and whether it is new (after the listening line, which scripts take as the first).
+    if (values.upstream === undefined) {
+      note(`storage: ${storage.description} (${setup.storage.created ? "new store" : "existing store"}, ${setup.storage.ledger ? "ledger on" : "no ledger"})`);
+      if (values.genesis !== undefined && !setup.storage.created) note("--genesis ignored: it applies only to a new store");
+    }
     if (setup.coordinator !== undefined) note(`coordinator: a milestone every ${(options.coordinator as { intervalMs?: number }).intervalMs ?? 10_000} ms, signed by ${setup.coordinator.publicKeys.join(", ")}`);
     if (setup.mqtt !== undefined) note(`events: MQTT over WebSocket at ${setup.server.url.replace(/^http/, "ws")}/mqtt`);
     const reload = (): void => {
