@@ -117,8 +117,8 @@ function verifyNative(crypto: NodeCrypto, publicKey: Uint8Array, message: Uint8A
  * - "strict": what OpenSSL decides (S < L and the cofactorless equation [S]B = R + [k]A), used where no consensus is
  *   at stake (logins, JWTs): honest signatures verify the same under both, and a refusal costs one native
  *   verification instead of a slow pure-JS re-check, which bounds the CPU an unauthenticated request can burn.
- *   Without node:crypto (browsers), @noble/ed25519's non-ZIP-215 mode decides; on the published edge cases it is
- *   stricter still (see test/ed25519.test.ts).
+ *   Without node:crypto (browsers) verifyEd25519StrictJs computes the same rule, so a page and a server agree on
+ *   every published edge case (test/ed25519.test.ts pins both to OpenSSL's verdicts).
  */
 export type Ed25519Rules = "zip215" | "strict";
 
@@ -147,10 +147,53 @@ export function verifyEd25519Zip215(publicKey: Uint8Array, message: Uint8Array, 
   }
 }
 
-/** The pure-TypeScript strict decision used where node:crypto is missing; exposed to test it against the native one. */
+// The group order L of Ed25519's prime-order subgroup.
+const L = 2n ** 252n + 27742317777372353535851937790883648493n;
+
+function littleEndian(bytes: Uint8Array): bigint {
+  let n = 0n;
+  for (let i = bytes.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(bytes[i]!);
+  return n;
+}
+
+// A as OpenSSL decodes it: a canonical y (noble's strict decoding), and, as OpenSSL allows, the sign bit set on x = 0.
+function decodeKeyLikeOpenSsl(publicKey: Uint8Array): ed.Point | undefined {
+  try {
+    return ed.Point.fromBytes(publicKey, false);
+  } catch {
+    if ((publicKey[31]! & 0x80) === 0) return undefined;
+    const cleared = publicKey.slice();
+    cleared[31]! &= 0x7f;
+    try {
+      const point = ed.Point.fromBytes(cleared, false);
+      return point.x === 0n ? point : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/**
+ * The strict rule in TypeScript, for platforms without node:crypto: OpenSSL's check, which is S < L, A decodable, and
+ * the encoding of [S]B − [k]A equal byte for byte to R (cofactorless, so R must be canonical), with k = SHA-512(R ‖ A ‖
+ * message) mod L over A and R as given. Exposed to test it against the native one.
+ */
 export function verifyEd25519StrictJs(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
   try {
-    return ed.verify(signature, message, publicKey, { zip215: false });
+    const s = littleEndian(signature.subarray(32, 64));
+    if (s >= L) return false;
+    const a = decodeKeyLikeOpenSsl(publicKey);
+    if (a === undefined) return false;
+    const r = signature.subarray(0, 32);
+    const hashed = new Uint8Array(64 + message.length);
+    hashed.set(r, 0);
+    hashed.set(publicKey, 32);
+    hashed.set(message, 64);
+    const k = littleEndian(sha512(hashed)) % L;
+    const expected = ed.Point.BASE.multiplyUnsafe(s).subtract(a.multiplyUnsafe(k)).toBytes();
+    let difference = 0;
+    for (let i = 0; i < 32; i++) difference |= expected[i]! ^ r[i]!;
+    return difference === 0;
   } catch {
     return false;
   }
