@@ -15,6 +15,7 @@ const SUITES: Record<string, () => Promise<{ default: Suite }>> = {
   node: () => import("./node.bench.js"),
   auth: () => import("./auth.bench.js"),
   pow: () => import("./pow.bench.js"),
+  browser: () => import("./browser.bench.js"),
   edge: () => import("./edge.bench.js"),
   store: () => import("./store.bench.js"),
 };

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bech32Address, blake2b256, decodeMessage, ed25519PublicKey, encodeMessage, messageId, messageToJson, networkId, signEd25519 } from "../../src/index.js";
 import { toHex } from "../../src/bytes/hex.js";
 import { encodeMessage as encode } from "../../src/model/codec.js";
-import { createMiner, powScore } from "../../src/pow/index.js";
+import { powScore } from "../../src/pow/index.js";
 import { startNode, type Running } from "../node-helpers.js";
 import { loadVectors } from "../helpers.js";
 import type { ChrysalisTestApi, VectorInput } from "./app.js";
@@ -73,26 +73,6 @@ function nodeResults(): ReturnType<ChrysalisTestApi["vectors"]> {
   };
 }
 
-/** Node's hash rate on one worker thread, measured the way the page measures its own. */
-async function nodeHashRate(ms: number, warmMs: number): Promise<number> {
-  const miner = createMiner({ workers: 1 });
-  const controller = new AbortController();
-  let mark: { hashes: number; at: number } | undefined;
-  let last: { hashes: number; at: number } | undefined;
-  const job = miner.mineDigest(new Uint8Array(32).fill(0x5a), 40, {
-    signal: controller.signal,
-    onProgress: ({ hashes, elapsedMs }) => {
-      if (mark === undefined && elapsedMs >= warmMs) mark = { hashes, at: elapsedMs };
-      last = { hashes, at: elapsedMs };
-    },
-  });
-  await new Promise((resolve) => setTimeout(resolve, warmMs + ms));
-  controller.abort();
-  await job.catch(() => undefined);
-  await miner.close();
-  return ((last!.hashes - mark!.hashes) * 1000) / (last!.at - mark!.at);
-}
-
 const fmt = (rate: number): string => `${(rate / 1e6).toFixed(2)} M H/s`;
 
 describe.skipIf(executable === undefined)("in Chromium", () => {
@@ -150,7 +130,7 @@ describe.skipIf(executable === undefined)("in Chromium", () => {
   });
 
   describe("mining in a cross-origin isolated and a non-isolated page", () => {
-    it("both mine a valid nonce; the non-isolated rate is at least 0.95× the isolated one (reported with Node's)", async () => {
+    it("both mine a valid nonce with the SIMD kernel, and both report a hash rate (their ratio is measured by npm run bench)", async () => {
       const isolated = await openPage("none", true, "min");
       const plain = await openPage("none", false, "min");
       expect((await isolated.call("environment")).crossOriginIsolated).toBe(true);
@@ -164,21 +144,11 @@ describe.skipIf(executable === undefined)("in Chromium", () => {
         expect(powScore(bytes)).toBeGreaterThanOrEqual(1000);
         expect(mined.score).toBe(powScore(bytes));
         expect(mined.kernel).toBe("simd");
+        // A rate is reported after the warm-up; how fast is the bench's question (bench/browser.bench.ts), not a test's.
+        const { rate, kernel } = await p.call("hashRate", 1, 500, 200);
+        expect(rate).toBeGreaterThan(0);
+        expect(kernel).toBe("simd");
       }
-      // One worker each, the two pages taking turns, best of three: other work on the machine only lowers a
-      // measurement, so the best of each is the fairest comparison.
-      const rates = { isolated: [] as number[], plain: [] as number[], node: [] as number[] };
-      for (let round = 0; round < 3; round++) {
-        rates.isolated.push((await isolated.call("hashRate", 1, 1500, 400)).rate);
-        rates.plain.push((await plain.call("hashRate", 1, 1500, 400)).rate);
-        rates.node.push(await nodeHashRate(1500, 400));
-      }
-      const best = { isolated: Math.max(...rates.isolated), plain: Math.max(...rates.plain), node: Math.max(...rates.node) };
-      console.log(
-        `hash rate, 1 worker: isolated page ${fmt(best.isolated)}, non-isolated page ${fmt(best.plain)} (${(best.plain / best.isolated).toFixed(3)}×), Node ${fmt(best.node)}` +
-          ` [rounds: ${rates.isolated.map(fmt).join(", ")} | ${rates.plain.map(fmt).join(", ")} | ${rates.node.map(fmt).join(", ")}]`,
-      );
-      expect(best.plain / best.isolated).toBeGreaterThanOrEqual(0.95);
       expect(isolated.errors.concat(plain.errors)).toEqual([]);
     }, 120_000);
 

@@ -7,7 +7,13 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
+// The repository root: the nearest folder above this file with a package.json (the suite runs from test/browser/, the
+// browser bench from its compiled copy in .bench/test/browser/).
+const root = ((): string => {
+  let url = new URL(".", import.meta.url);
+  while (!existsSync(fileURLToPath(new URL("package.json", url))) && url.pathname !== "/") url = new URL("..", url);
+  return fileURLToPath(url);
+})();
 
 /** CHROMIUM_PATH, else Debian's package (`apt-get install -y chromium`); undefined when neither is there. */
 export function findChromium(): string | undefined {
