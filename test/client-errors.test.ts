@@ -71,3 +71,43 @@ describe("errors from the client are ClientErrors with the cause attached", () =
     expect((error as DOMException).name).toBe("AbortError");
   });
 });
+
+describe("an answer larger than the client's limit (4 MiB) is refused while it streams in", () => {
+  it("a chunked answer with no Content-Length: BAD_RESPONSE, and the client stops reading long before the server is done", async () => {
+    const { createServer } = await import("node:http");
+    const CHUNK = Buffer.alloc(64 * 1024, 0x20);
+    const MAX_CHUNKS = 1024; // 64 MiB at most: the server stops on its own if nobody cancels
+    let written = 0;
+    let closed!: () => void;
+    const done = new Promise<void>((resolve) => (closed = resolve));
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.on("close", closed);
+      const pump = (): void => {
+        while (written < MAX_CHUNKS) {
+          written++;
+          if (!res.write(CHUNK)) {
+            res.once("drain", pump);
+            return;
+          }
+        }
+        res.end();
+      };
+      res.write("{");
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as import("node:net").AddressInfo;
+      const error = await failure(createClient(`http://127.0.0.1:${port}`).getInfo());
+      expect(error.code).toBe("BAD_RESPONSE");
+      expect(error.message).toContain("larger than");
+      await done;
+      // 4 MiB is 64 chunks; the sockets' buffers hold a few more. Nowhere near the 1024 a whole read would take.
+      expect(written).toBeLessThan(256);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});

@@ -2,6 +2,7 @@
 // proves ownership and keeps the JWT, submits messages (optionally with local PoW), reads messages and their metadata and
 // children, outputs, addresses, milestones, info, tips and health in the node API v1's (Hornet's) shapes.
 import { type ErrorCode, ProtocolError } from "../bytes/errors.js";
+import { concatBytes } from "../bytes/bytes.js";
 import { fromHex, toHex } from "../bytes/hex.js";
 import { encodeMessage } from "../model/codec.js";
 import { completeMessage } from "../model/complete.js";
@@ -266,12 +267,29 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
     });
   }
 
+  // Counted while the body streams in (a chunked answer declares no length), and cancelled once past the limit.
   async function readBytes(response: Response): Promise<Uint8Array> {
+    const tooLarge = (): ClientError => new ClientError(response.status, "BAD_RESPONSE", `the answer is larger than ${MAX_RESPONSE_BYTES} bytes`);
     const declared = Number(response.headers.get("content-length") ?? "0");
-    if (declared > MAX_RESPONSE_BYTES) throw new ClientError(response.status, "BAD_RESPONSE", "the answer is too large");
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    if (bytes.length > MAX_RESPONSE_BYTES) throw new ClientError(response.status, "BAD_RESPONSE", "the answer is too large");
-    return bytes;
+    if (declared > MAX_RESPONSE_BYTES) {
+      await response.body?.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    if (response.body === null) return new Uint8Array(0);
+    const reader = response.body.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.length;
+      if (size > MAX_RESPONSE_BYTES) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+    return chunks.length === 1 ? chunks[0]! : concatBytes(chunks);
   }
 
   async function readJson(response: Response): Promise<unknown> {
