@@ -121,6 +121,8 @@ interface Platform {
   startFailure(error: Error): ProtocolError;
   /** Browsers: a worker that cannot start will not start on a retry either (each retry is one more CSP report). */
   retryStart: boolean;
+  /** Releases what spawning needs (a browser's blob: URL), once the last worker is gone. */
+  dispose?: () => void;
 }
 
 const isNode = typeof process === "object" && typeof process.versions?.node === "string";
@@ -184,7 +186,8 @@ async function platform(workerUrl: string | URL | undefined): Promise<Platform> 
       unref: () => undefined,
     };
   };
-  return { spawn, parallelism: Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1), startFailure, retryStart: false };
+  const dispose = fromBlob ? () => URL.revokeObjectURL(url) : undefined;
+  return { spawn, parallelism: Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1), startFailure, retryStart: false, ...(dispose ? { dispose } : {}) };
 }
 
 // An aborted job rejects with the library's one abortError (a DOMException named AbortError, as fetch() raises).
@@ -231,7 +234,8 @@ export class MinerPool implements Miner {
   private flavor: MinerKernel;
   /** The compiled WASM kernel; undefined: the workers run the JavaScript one. */
   private readonly module: WebAssembly.Module | undefined;
-  private readonly chunk: bigint;
+  /** The largest chunk for the kernel the workers run (it changes when they fall back to JavaScript). */
+  private chunk: bigint;
   private readonly pool: PoolWorker[] = [];
   private readonly queue: Job[] = [];
   private active: Job | undefined;
@@ -240,6 +244,10 @@ export class MinerPool implements Miner {
   private closing: Promise<void> | undefined;
   private nextId = 1;
   private totalHashes = 0;
+  // The last finished job and the hashes counted for it when it finished: a worker still hashing after its "done"
+  // makes stats().hashes grow, so that a stop that did not stop is visible.
+  private finishedId = 0;
+  private hashesAtFinish = 0;
   private readonly ready: Promise<void>;
   private initError: unknown;
   private startFailures = 0;
@@ -334,7 +342,7 @@ export class MinerPool implements Miner {
       workers: this.pool.length,
       busy: this.busy,
       queued: this.queue.length,
-      hashes: this.totalHashes + (this.active ? this.jobHashes() : 0),
+      hashes: this.totalHashes + (this.active ? this.jobHashes() : this.jobHashes() - this.hashesAtFinish),
       threadIds: this.pool.map((w) => w.handle.threadId),
       kernel: this.flavor,
     };
@@ -356,7 +364,7 @@ export class MinerPool implements Miner {
     if (signal !== undefined && !(typeof signal === "object" && signal !== null && "aborted" in signal)) throw new ProtocolError("INVALID_ARGUMENT", "signal must be an AbortSignal", { path: "signal" });
     if (onProgress !== undefined && typeof onProgress !== "function") throw new ProtocolError("INVALID_ARGUMENT", "onProgress must be a function", { path: "onProgress" });
     if (this.closed) throw new ProtocolError("POW_MINER_CLOSED", "the miner is closed");
-    if (signal?.aborted) throw abortError();
+    if (signal?.aborted) throw abortError(signal.reason);
     if (this.queue.length >= this.maxQueue) throw new ProtocolError("POW_QUEUE_FULL", `${this.queue.length} PoW jobs are already waiting`);
     return new Promise<bigint>((resolve, reject) => {
       const job: Job = {
@@ -389,7 +397,7 @@ export class MinerPool implements Miner {
     const queued = this.queue.indexOf(job);
     if (queued >= 0) {
       this.queue.splice(queued, 1);
-      this.settle(job, undefined, abortError());
+      this.settle(job, undefined, abortError(job.options.signal?.reason));
       return;
     }
     // Running: stop every worker; the rejection comes once they have all stopped.
@@ -415,6 +423,7 @@ export class MinerPool implements Miner {
     const job = this.queue.shift();
     if (job === undefined) return;
     this.active = job;
+    this.hashesAtFinish = 0;
     job.startedAt = performance.now();
     const workers = this.pool.length;
     const chunk = chunkFor(job.target, workers, this.chunk);
@@ -457,8 +466,13 @@ export class MinerPool implements Miner {
       if ((message as { kernel?: string }).kernel === "js" && this.flavor !== "js") {
         // The page compiled the kernel but the worker may not instantiate it (its script has a stricter policy).
         this.flavor = "js";
+        this.chunk = CHUNK.js;
         warnFallback("pow", "the PoW workers may not run WebAssembly, so they mine in JavaScript, 10–50 times slower");
       }
+      return;
+    }
+    if (message.type === "progress" && message.id === this.finishedId && job === undefined) {
+      worker.reported = message.hashes ?? 0;
       return;
     }
     if (job === undefined || message.id !== job.id) return;
@@ -514,9 +528,11 @@ export class MinerPool implements Miner {
 
   private finish(job: Job): void {
     if (job.timer !== undefined) clearInterval(job.timer);
-    this.totalHashes += this.jobHashes();
+    this.hashesAtFinish = this.jobHashes();
+    this.finishedId = job.id;
+    this.totalHashes += this.hashesAtFinish;
     this.active = undefined;
-    if (job.aborted) this.settle(job, undefined, abortError());
+    if (job.aborted) this.settle(job, undefined, abortError(job.options.signal?.reason));
     else if (job.error !== undefined) this.settle(job, undefined, job.error);
     else this.settle(job, undefined, new ProtocolError("POW_NOT_FOUND", "no nonce meets the target in the rest of the nonce space"));
     this.pump();
@@ -549,6 +565,7 @@ export class MinerPool implements Miner {
         await worker.exited;
       }),
     );
+    this.platform?.dispose?.();
   }
 }
 
