@@ -1,5 +1,12 @@
 // chrysalis-core: the Chrysalis message model, its canonical codec and identifiers, and the crypto under them.
-export { ProtocolError, type ProtocolErrorOptions, type CoreErrorCode } from "./bytes/errors.js";
+export { ProtocolError, type ProtocolErrorOptions, type CoreErrorCode, type ErrorCode } from "./bytes/errors.js";
+// Each layer adds its codes to ErrorCode by declaration merging. Naming each layer's union here (types only: nothing
+// of those layers enters the JavaScript) loads those declarations, so ErrorCode and `ProtocolError.code` are the full
+// union whichever entry point a program imports.
+export type { PowErrorCode } from "./pow/errors.js";
+export type { AuthErrorCode } from "./auth/errors.js";
+export type { NodeErrorCode } from "./node/errors.js";
+export type { ClientErrorCode } from "./client/client.js";
 export { toHex, fromHex } from "./bytes/hex.js";
 export { base58Encode, base58Decode } from "./bytes/base58.js";
 export { bech32Encode, bech32Decode } from "./bytes/bech32.js";

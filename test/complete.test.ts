@@ -50,6 +50,13 @@ describe("completeMessage fills what is missing", () => {
 });
 
 describe("completeMessage refuses", () => {
+  it("what is not a partial message or a filler: INVALID_ARGUMENT, never a TypeError", async () => {
+    for (const partial of [null, undefined, 5, "message"]) {
+      expect(await refusal(completeMessage(partial as unknown as PartialMessage, filler([toHex(id(1))])))).toEqual({ code: "INVALID_ARGUMENT", path: "" });
+    }
+    expect(await refusal(completeMessage({ payload }, null as unknown as MessageFiller))).toEqual({ code: "INVALID_ARGUMENT", path: "filler" });
+  });
+
   it("a nonce without a networkId: NONCE_WITHOUT_NETWORK_ID at networkId", async () => {
     expect(await refusal(completeMessage({ payload, nonce: 5n }, filler([toHex(id(1))])))).toEqual({ code: "NONCE_WITHOUT_NETWORK_ID", path: "networkId" });
   });

@@ -130,6 +130,28 @@ export const all = [options, id, submitted, failure instanceof ProtocolError, cr
     });
   }
 
+  it("a program importing only the root sees every layer's error codes in ErrorCode and ProtocolError.code", () => {
+    writeFileSync(
+      join(consumer, "root-only.ts"),
+      `import { ProtocolError, type ErrorCode } from "chrysalis-core";
+
+const codes: ErrorCode[] = ["NOT_SORTED", "POW_NOT_FOUND", "TOKEN_EXPIRED", "SHUTTING_DOWN", "BAD_RESPONSE"];
+export const isStoreDown = (error: ProtocolError): boolean => error.code === "STORE_UNAVAILABLE";
+export const all = [codes];
+`,
+    );
+    writeFileSync(
+      join(consumer, "tsconfig.root-only.json"),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, target: "es2022", lib: ["es2022", "dom"], module: "nodenext", moduleResolution: "nodenext", skipLibCheck: false, typeRoots: [join(root, "node_modules/@types")], types: ["node"] },
+        files: ["root-only.ts"],
+      }),
+    );
+    const r = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.root-only.json"], { cwd: consumer, encoding: "utf8", timeout: 120_000 });
+    expect(r.stdout + r.stderr).toBe("");
+    expect(r.status).toBe(0);
+  });
+
   it("the install holds the package's files and nothing of the build", () => {
     const installed = join(consumer, "node_modules/chrysalis-core");
     expect(existsSync(join(installed, "LICENSE"))).toBe(true);

@@ -1,12 +1,13 @@
 // The typed HTTP client for a Chrysalis node and the prove-ownership service, built on fetch (runs in browsers too):
 // proves ownership and keeps the JWT, submits messages (optionally with local PoW), reads messages and their metadata and
 // children, outputs, addresses, milestones, info, tips and health in the node API v1's (Hornet's) shapes.
-import { type ErrorCode, ProtocolError } from "../bytes/errors.js";
+import { type ErrorCode, ProtocolError, isAbortError } from "../bytes/errors.js";
 import { concatBytes } from "../bytes/bytes.js";
-import { fromHex, toHex } from "../bytes/hex.js";
+import { fromHex, isLowerHex, toHex } from "../bytes/hex.js";
+import { ED25519_ADDRESS_LENGTH, MESSAGE_ID_LENGTH } from "../bytes/limits.js";
 import { encodeMessage } from "../model/codec.js";
 import { completeMessage } from "../model/complete.js";
-import { networkId as networkIdOf } from "../model/ids.js";
+import { outputId as makeOutputId, networkId as networkIdOf, parseOutputId } from "../model/ids.js";
 import { messageFromJson, messageToJson, partialMessageFromJson, payloadToJson, type MessageJson, type NodeInfoJson, type PartialMessage } from "../model/json.js";
 import type { Message } from "../model/types.js";
 import { authHeaders, signNonce } from "../auth/index.js";
@@ -48,7 +49,7 @@ export class ClientError extends ProtocolError {
 
 /** Any failure inside a client call as a ClientError with the original as its cause; aborts stay AbortErrors. */
 function asClientError(error: unknown): unknown {
-  if (error instanceof ClientError || (error as { name?: unknown } | null)?.name === "AbortError") return error;
+  if (error instanceof ClientError || isAbortError(error)) return error;
   if (error instanceof ProtocolError) return new ClientError(0, error.code, error.message, { reason: error.code, path: error.path, cause: error });
   const message = error instanceof Error ? error.message : String(error);
   return new ClientError(0, "CLIENT_FAILED", message, { cause: error });
@@ -226,8 +227,7 @@ function partialToJson(m: PartialMessage): Record<string, unknown> {
 }
 
 function messageIdArg(id: string): string {
-  if (typeof id !== "string" || !/^[0-9a-fA-F]{64}$/.test(id)) throw new ProtocolError("INVALID_HEX", "a message id is 64 hex characters", { path: "messageId" });
-  return id.toLowerCase();
+  return toHex(fromHex(id, "messageId", MESSAGE_ID_LENGTH));
 }
 
 /** Creates a client for the node (and prove-ownership service) at `baseUrl`, e.g. http://127.0.0.1:14265. */
@@ -252,7 +252,7 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
     try {
       response = await doFetch(`${base}${path}`, requestInit);
     } catch (error) {
-      if ((error as { name?: unknown }).name === "AbortError") throw error;
+      if (isAbortError(error)) throw error;
       throw new ClientError(0, "NETWORK_ERROR", `no answer from ${base}: ${(error as Error).message}`, { cause: error });
     }
     if (response.ok) return response;
@@ -353,7 +353,7 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
   }
 
   function addressPath(address: string): string {
-    if (/^[0-9a-fA-F]{64}$/.test(address)) return `/api/v1/addresses/ed25519/${address.toLowerCase()}`;
+    if (typeof address === "string" && isLowerHex(address.toLowerCase(), ED25519_ADDRESS_LENGTH)) return `/api/v1/addresses/ed25519/${address.toLowerCase()}`;
     if (typeof address !== "string" || !/^[a-z0-9]{1,83}$/i.test(address)) throw new ProtocolError("INVALID_BECH32", "expected a Bech32 address or 64 hex characters", { path: "address" });
     return `/api/v1/addresses/${address.toLowerCase()}`;
   }
@@ -471,8 +471,8 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
       return listOf(await data(`/api/v1/messages?index=${toHex(bytes)}`, "index"), "messageIds");
     }),
     getOutput: guard(async (outputId: string): Promise<ClientOutput> => {
-      if (typeof outputId !== "string" || !/^[0-9a-fA-F]{68}$/.test(outputId)) throw new ProtocolError("INVALID_HEX", "an output id is 68 hex characters", { path: "outputId" });
-      return data<ClientOutput>(`/api/v1/outputs/${outputId.toLowerCase()}`, "output");
+      const { transactionId, index } = parseOutputId(outputId);
+      return data<ClientOutput>(`/api/v1/outputs/${makeOutputId(transactionId, index)}`, "output");
     }),
     getAddress: guard(async (address: string) => data<ClientAddressBalance>(addressPath(address), "address")),
     getAddressOutputs: guard(async (address: string, query: { type?: 0 | 1; includeSpent?: boolean } = {}): Promise<ClientAddressOutputs> => {

@@ -36,6 +36,10 @@ const protocolRefusal: Refusal = (code, message, path) => new ProtocolError(code
  * nonce can be mined is the caller's to decide (a node with PoW disabled keeps a nonce of 0 that already meets its score).
  */
 export async function completeMessage(partial: PartialMessage, filler: MessageFiller, refuse: Refusal = protocolRefusal): Promise<CompletedMessage> {
+  if (typeof partial !== "object" || partial === null) throw new ProtocolError("INVALID_ARGUMENT", "expected a partial message object", { path: "" });
+  if (typeof filler !== "object" || filler === null || typeof filler.networkId !== "function" || typeof filler.tips !== "function") {
+    throw new ProtocolError("INVALID_ARGUMENT", "expected a filler with networkId() and tips()", { path: "filler" });
+  }
   const hasNonce = partial.nonce !== undefined && partial.nonce !== 0n;
   const hasNetwork = partial.networkId !== undefined && partial.networkId !== 0n;
   if (hasNonce && !hasNetwork) throw refuse("NONCE_WITHOUT_NETWORK_ID", "a message with a nonce must carry its networkId: the PoW could not have covered the right bytes", "networkId");

@@ -1,5 +1,6 @@
 // Loads the bitsliced Curl-P-81 WASM kernels (assembly/*.ts, embedded as base64: nothing is fetched) and searches nonces.
 // SIMD (128 lanes) where the engine validates a v128 module, else the 64-lane portable build; compiled once per process.
+import { MAX_U64 } from "../bytes/limits.js";
 import { ProtocolError, assertBytes, assertInteger } from "../bytes/errors.js";
 import type {} from "./errors.js";
 import { PORTABLE_KERNEL, SIMD_KERNEL } from "./kernel-wasm.generated.js";
@@ -22,7 +23,7 @@ export interface KernelExports {
   hashTrits(): number;
 }
 
-const MAX_NONCE = (1n << 64n) - 1n;
+const MAX_NONCE = MAX_U64;
 
 // The smallest module using v128 (a function returning v128.const 0): validates only where SIMD is supported.
 const SIMD_PROBE = Uint8Array.of(

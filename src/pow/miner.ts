@@ -1,13 +1,14 @@
 // The parallel miner: one compiled kernel, a pool of worker threads (Node) or Web Workers (browsers) that keep
 // their kernel instance between jobs; jobs queue, each spreads over every worker; the first solution wins.
 // Where WebAssembly is refused (CSP without 'wasm-unsafe-eval', node --jitless) the workers run the JavaScript kernel.
+import { MAX_U64 } from "../bytes/limits.js";
 import { ProtocolError, abortError, assertInteger } from "../bytes/errors.js";
 import type {} from "./errors.js";
 import { warnFallback } from "../crypto/fallback.js";
 import { nodeBuiltin } from "../crypto/native.js";
 import { Kernel, type KernelFlavor, defaultFlavor, kernelModule } from "./kernel.js";
 import { createJsKernel } from "./kernel-js.js";
-import { MAX_TRAILING_ZEROS, powDigest, referenceTrailingZeros, targetZeros, toNonce } from "./score.js";
+import { MAX_TRAILING_ZEROS, POW_DIGEST_LENGTH, powDigest, referenceTrailingZeros, targetZeros, toNonce } from "./score.js";
 import { WORKER_SOURCE } from "./worker-source.js";
 
 export interface MineProgress {
@@ -357,7 +358,7 @@ export class MinerPool implements Miner {
   }
 
   async mineDigest(digest: Uint8Array, target: number, options: Omit<MineOptions, "minScore"> = {}): Promise<bigint> {
-    if (!(digest instanceof Uint8Array) || digest.length !== 32) throw new ProtocolError("INVALID_ARGUMENT", "expected a 32-byte digest", { path: "digest" });
+    if (!(digest instanceof Uint8Array) || digest.length !== POW_DIGEST_LENGTH) throw new ProtocolError("INVALID_ARGUMENT", `expected a ${POW_DIGEST_LENGTH}-byte digest`, { path: "digest" });
     assertInteger(target, "targetZeros", 0, MAX_TRAILING_ZEROS);
     const start = toNonce(options.startNonce ?? 0n, "startNonce");
     const { signal, onProgress } = options;
@@ -609,6 +610,6 @@ export function mineNonceSync(messageBytes: Uint8Array, minScore: number, startN
   }
   const kernel = createJsKernel();
   kernel.setDigest(digest);
-  const nonce = kernel.search(target, start, (1n << 64n) - 1n);
+  const nonce = kernel.search(target, start, MAX_U64);
   return nonce < 0n ? undefined : nonce;
 }

@@ -1,7 +1,7 @@
 // TIP-12 proof-of-work arithmetic: the digest a nonce is searched for, the Curl input, trailing zeros, score, target.
 // Exact throughout: targets are found with integer powers of 3, never with logarithms (PROTOCOL.md §5).
 import { ProtocolError, assertBytes, assertInteger } from "../bytes/errors.js";
-import { NONCE_LENGTH } from "../bytes/limits.js";
+import { MAX_U64, NONCE_LENGTH } from "../bytes/limits.js";
 import { blake2b256 } from "../crypto/blake2b.js";
 import { CURL_HASH_TRITS, curlP81 } from "./curl.js";
 import { TRITS_PER_BYTE, byteToTrits } from "./trits.js";
@@ -13,7 +13,7 @@ export const NONCE_TRIT_OFFSET = POW_DIGEST_LENGTH * TRITS_PER_BYTE;
 /** The most trailing zeros a 243-trit hash can have. */
 export const MAX_TRAILING_ZEROS = CURL_HASH_TRITS;
 
-const MAX_NONCE = (1n << 64n) - 1n;
+const MAX_NONCE = MAX_U64;
 
 /** A nonce as a u64 bigint; numbers must be safe non-negative integers. */
 export function toNonce(value: unknown, path: string): bigint {
