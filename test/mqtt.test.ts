@@ -156,3 +156,134 @@ describe("a node without a coordinator still feeds MqttClient's 30 s watchdog", 
 function client(run: { url: string }): SingleNodeClient {
   return new SingleNodeClient(run.url);
 }
+
+describe("what one MQTT client cannot do to the node or to the others", () => {
+  type Granted = { topic: string; qos: number }[];
+  const connect = (url: string, options: mqtt.IClientOptions = {}): Promise<mqtt.MqttClient> => {
+    const c = mqtt.connect(url, { reconnectPeriod: 0, ...options });
+    return within(5000, new Promise<mqtt.MqttClient>((resolve, reject) => (c.once("connect", () => resolve(c)), c.once("error", reject), c.once("close", () => reject(new Error("closed before connecting"))))), "connect");
+  };
+  const subscribe = (c: mqtt.MqttClient, topics: string[]): Promise<Granted> =>
+    within(5000, new Promise<Granted>((resolve, reject) => c.subscribe(topics, (error, granted) => (error ? reject(error) : resolve((granted ?? []) as Granted)))), "suback");
+  /** Messages `c` receives on `topic` during `ms`. */
+  const heard = (c: mqtt.MqttClient, topic: string, ms: number): Promise<number> =>
+    new Promise((resolve) => {
+      let n = 0;
+      const on = (t: string): void => void (t === topic && n++);
+      c.on("message", on);
+      setTimeout(() => (c.off("message", on), resolve(n)), ms);
+    });
+
+  // Before the fix this killed `serve` with an unhandled ECONNRESET; here such an error fails the run.
+  it("an upgrade to another path, or to /mqtt, reset at once by its client, costs that connection only", async () => {
+    const net = await import("node:net");
+    const run = await startFullNode({ coordinator: false });
+    try {
+      const { port } = new URL(run.url);
+      for (const path of ["/nothing", "/mqtt", "/nothing", "/mqtt"]) {
+        for (const delay of [0, 20]) {
+          const socket = net.connect({ host: "127.0.0.1", port: Number(port), localAddress: "127.0.0.2" });
+          socket.on("error", () => undefined);
+          await within(5000, new Promise((resolve) => socket.once("connect", resolve)), "attacker connect");
+          socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+          if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+          socket.resetAndDestroy();
+        }
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await fetch(`${run.url}/api/v1/info`)).status).toBe(200);
+    } finally {
+      await run.close();
+    }
+  });
+
+  it("a persistent session (clean: false) is refused: subscriptions end with their connection", async () => {
+    const run = await startFullNode({ coordinator: false });
+    try {
+      const outcome = await connect(run.mqttUrl, { clean: false, clientId: "keep-me" }).then(
+        (c) => (c.end(true), "connected"),
+        () => "refused",
+      );
+      expect(outcome).toBe("refused");
+      // The node closes the refused connection (CONNACK 5, then close).
+      await within(5000, (async () => { while (run.mqtt!.clients() > 0) await new Promise((r) => setTimeout(r, 20)); })(), "the refused connection closed");
+    } finally {
+      await run.close();
+    }
+  });
+
+  it("only the topics of the event API are granted (no wildcards, as Hornet), at most so many per connection and in all", async () => {
+    const run = await startFullNode({ coordinator: false, mqtt: { maxSubscriptionsPerClient: 3, maxSubscriptions: 4 } });
+    const clients: mqtt.MqttClient[] = [];
+    try {
+      const a = await connect(run.mqttUrl);
+      clients.push(a);
+      const refused = await subscribe(a, ["messages/#", "+/latest", "foo", "messages/ZZ/metadata"]);
+      expect(refused.map((g) => g.qos)).toEqual([128, 128, 128, 128]);
+      const ids = ["01", "02", "03", "04"].map((b) => `messages/${b.repeat(32)}/metadata`);
+      expect((await subscribe(a, ids)).map((g) => g.qos)).toEqual([0, 0, 0, 128]);
+      // The same topic again is no new subscription; a second connection gets what is left of the total.
+      expect((await subscribe(a, [ids[0]!])).map((g) => g.qos)).toEqual([0]);
+      const b = await connect(run.mqttUrl);
+      clients.push(b);
+      expect((await subscribe(b, ["milestones/latest", "milestones/confirmed"])).map((g) => g.qos)).toEqual([0, 128]);
+      // A connection that leaves gives its subscriptions back.
+      a.end(true);
+      await within(5000, (async () => { while (run.mqtt!.clients() > 1) await new Promise((r) => setTimeout(r, 20)); })(), "a disconnected");
+      expect((await subscribe(b, ["milestones/confirmed"])).map((g) => g.qos)).toEqual([0]);
+    } finally {
+      for (const c of clients) c.end(true);
+      await run.close();
+    }
+  });
+
+  it("an on-subscribe answer goes to the new subscriber only", async () => {
+    const run = await startFullNode({ coordinator: { intervalMs: 3_600_000 } });
+    const clients: mqtt.MqttClient[] = [];
+    try {
+      await within(5000, (async () => { while ((await run.node.store.latestMilestone()) === undefined) await new Promise((r) => setTimeout(r, 20)); })(), "first milestone");
+      const first = await connect(run.mqttUrl);
+      clients.push(first);
+      const firstHears = heard(first, "milestones/latest", 1500);
+      await subscribe(first, ["milestones/latest"]);
+      await new Promise((r) => setTimeout(r, 300));
+      for (let i = 0; i < 3; i++) {
+        const other = await connect(run.mqttUrl);
+        clients.push(other);
+        const answered = heard(other, "milestones/latest", 600);
+        await subscribe(other, ["milestones/latest"]);
+        expect(await answered).toBe(1);
+      }
+      // The first subscriber got its own answer once, and nothing for the three that came after it.
+      expect(await firstHears).toBe(1);
+    } finally {
+      for (const c of clients) c.end(true);
+      await run.close();
+    }
+  });
+
+  it("a transaction accepted but not yet confirmed is not announced on subscribe; its milestone announces it", async () => {
+    const genesisSeed = randomSeed();
+    const run = await startFullNode({ genesisAddress: walletAddress(genesisSeed), coordinator: { intervalMs: 3_600_000 } });
+    const clients: mqtt.MqttClient[] = [];
+    try {
+      await within(5000, (async () => { while ((await run.node.store.latestMilestone()) === undefined) await new Promise((r) => setTimeout(r, 20)); })(), "first milestone");
+      const iota = new SingleNodeClient(run.url);
+      const recipient = Bech32Helper.toBech32(0, walletAddress(randomSeed()), "atoi");
+      const { messageId } = await send(iota, genesisSeed, 0, recipient, 2_000_000);
+      const txId = transactionId(decodeMessage(await iota.messageRaw(messageId)).payload as Parameters<typeof transactionId>[0]);
+      const topic = `transactions/${txId}/included-message`;
+      const c = await connect(run.mqttUrl);
+      clients.push(c);
+      const early = heard(c, topic, 800);
+      await subscribe(c, [topic]);
+      expect(await early).toBe(0);
+      const confirmed = heard(c, topic, 3000);
+      await run.coordinator!.issue();
+      expect(await confirmed).toBe(1);
+    } finally {
+      for (const c of clients) c.end(true);
+      await run.close();
+    }
+  });
+});

@@ -12,6 +12,7 @@ import { payloadToJson } from "../model/json.js";
 import { promotionAdvice } from "./cone.js";
 import type { ChrysalisNode, NodeEvent } from "./pipeline.js";
 import { messageMetadataJson, outputResponseJson } from "./shapes.js";
+import type { UpgradeContext } from "./server.js";
 import type { MilestoneRecord, StoredMessage } from "./store/contract.js";
 
 export interface MqttBridgeOptions {
@@ -27,12 +28,16 @@ export interface MqttBridgeOptions {
   maxPayload?: number;
   /** Called with failures of a publication (a store read failed). Default: ignored. */
   onError?: (error: unknown) => void;
+  /** Most subscriptions one connection holds. Default 256. */
+  maxSubscriptionsPerClient?: number;
+  /** Most subscriptions held over all connections. Default 65,536. */
+  maxSubscriptions?: number;
 }
 
 export interface MqttBridge {
   readonly broker: Aedes;
   /** serve()'s `onUpgrade`: takes WebSocket upgrades on the MQTT path and refuses any other. */
-  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer, context?: UpgradeContext): void;
   /** Clients connected now. */
   clients(): number;
   /** Disconnects every client and stops the broker. */
@@ -40,6 +45,23 @@ export interface MqttBridge {
 }
 
 export const MQTT_PATH = "/mqtt";
+export const DEFAULT_MAX_SUBSCRIPTIONS_PER_CLIENT = 256;
+export const DEFAULT_MAX_SUBSCRIPTIONS = 65_536;
+
+// The topics of NODE-API.md §2.2, exactly (Hornet's topic manager has no wildcards: a filter with + or # would never
+// receive anything there, and here it would make every publication scan it).
+const TOPICS = [
+  /^milestones\/(latest|confirmed)$/,
+  /^messages$/,
+  /^messages\/referenced$/,
+  /^messages\/indexation\/([0-9a-f]{2}){1,64}$/,
+  /^messages\/[0-9a-f]{64}\/metadata$/,
+  /^transactions\/[0-9a-f]{64}\/included-message$/,
+  /^outputs\/[0-9a-f]{68}$/,
+  /^addresses\/[a-z0-9]{1,83}\/outputs$/,
+  /^addresses\/ed25519\/[0-9a-f]{64}\/outputs$/,
+  /^receipts$/,
+];
 export const DEFAULT_MQTT_HEARTBEAT_MS = 15_000;
 
 const MILESTONES_LATEST = "milestones/latest";
@@ -51,31 +73,52 @@ export async function createMqttBridge(node: ChrysalisNode, options: MqttBridgeO
   const onError = options.onError ?? (() => undefined);
   const store = node.store;
   const hrp = node.info.bech32HRP;
+  const maxPerClient = Math.max(1, options.maxSubscriptionsPerClient ?? DEFAULT_MAX_SUBSCRIPTIONS_PER_CLIENT);
+  const maxTotal = Math.max(1, options.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS);
+  // Each connection's edge admission: one request token per SUBSCRIBE, from the client address it upgraded from.
+  const admissions = new WeakMap<Client, () => boolean>();
+  // Hornet publishes a topic only when someone subscribed to it.
+  const filters = new Map<string, number>();
+  const byClient = new Map<Client, Set<string>>();
+  let total = 0;
   const broker = await Aedes.createBroker({
+    // Sessions end with their connection: a persistent one would keep its subscriptions after the client left, so
+    // clean: false is refused (CONNACK 5) and the connection closed.
+    authenticate: (client, _username, _password, callback) => callback(null, client.clean !== false),
     // Only the node publishes: a client's PUBLISH (a forged milestone, say) is refused and its connection closed.
     authorizePublish: (_client, _packet, callback) => callback(new Error("publishing is reserved to the node")),
+    // A topic of §2.2, within the caps and the client's rate limit, or a refusal (SUBACK 0x80) of that one topic.
+    authorizeSubscribe: (client, subscription, callback) => {
+      const topic = subscription.topic;
+      const topics = byClient.get(client) ?? new Set<string>();
+      if (topics.has(topic)) return callback(null, subscription);
+      const known = TOPICS.some((shape) => shape.test(topic));
+      if (!known || topics.size >= maxPerClient || total >= maxTotal || admissions.get(client)?.() === false) return callback(null, null);
+      topics.add(topic);
+      byClient.set(client, topics);
+      filters.set(topic, (filters.get(topic) ?? 0) + 1);
+      total++;
+      callback(null, subscription);
+    },
   });
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload ?? 64 * 1024 });
 
-  // Hornet publishes a topic only when someone subscribed to it; wildcard filters count for every topic they match.
-  const filters = new Map<string, number>();
-  const byClient = new Map<Client, Set<string>>();
-  const addFilter = (f: string, n: number): void => {
-    const count = (filters.get(f) ?? 0) + n;
-    if (count > 0) filters.set(f, count);
-    else filters.delete(f);
+  const removeFilter = (client: Client, topic: string): void => {
+    if (byClient.get(client)?.delete(topic) !== true) return;
+    total--;
+    const count = (filters.get(topic) ?? 1) - 1;
+    if (count > 0) filters.set(topic, count);
+    else filters.delete(topic);
   };
-  function hasSubscribers(topic: string): boolean {
-    if (filters.has(topic)) return true;
-    for (const f of filters.keys()) if ((f.includes("+") || f.includes("#")) && matches(f, topic)) return true;
-    return false;
+  const hasSubscribers = (topic: string): boolean => filters.has(topic);
+
+  function packet(topic: string, payload: Uint8Array | string | object): PublishPacket {
+    const body = payload instanceof Uint8Array ? Buffer.from(payload.buffer, payload.byteOffset, payload.length) : Buffer.from(typeof payload === "string" ? payload : JSON.stringify(payload));
+    return { cmd: "publish", topic, payload: body, qos: 0, retain: false, dup: false };
   }
 
   function publish(topic: string, payload: Uint8Array | string | object): void {
-    if (!hasSubscribers(topic)) return;
-    const body = payload instanceof Uint8Array ? Buffer.from(payload.buffer, payload.byteOffset, payload.length) : Buffer.from(typeof payload === "string" ? payload : JSON.stringify(payload));
-    const packet: PublishPacket = { cmd: "publish", topic, payload: body, qos: 0, retain: false, dup: false };
-    broker.publish(packet, () => undefined);
+    if (hasSubscribers(topic)) broker.publish(packet(topic, payload), () => undefined);
   }
 
   // The confirmed index the promote/reattach advice in metadata is computed against; kept current by milestone events.
@@ -139,11 +182,13 @@ export async function createMqttBridge(node: ChrysalisNode, options: MqttBridgeO
   }
   const unsubscribe = node.subscribe(onEvent);
 
-  // What Hornet sends at once to a new subscriber of these topics: the current state, when there is one.
-  async function onSubscribe(topic: string): Promise<void> {
+  // What Hornet sends at once to a new subscriber of these topics: the current state, when there is one; to that
+  // subscriber alone (the others have it already).
+  async function onSubscribe(topic: string, client: Client): Promise<void> {
+    const answer = (payload: Uint8Array | object): void => client.publish(packet(topic, payload), () => undefined);
     if (topic === MILESTONES_LATEST || topic === MILESTONES_CONFIRMED) {
       const latest = await store.latestMilestone();
-      if (latest !== undefined) publish(topic, { index: latest.index, timestamp: latest.timestamp });
+      if (latest !== undefined) answer({ index: latest.index, timestamp: latest.timestamp });
       return;
     }
     let m = /^messages\/([0-9a-f]{64})\/metadata$/.exec(topic);
@@ -151,41 +196,35 @@ export async function createMqttBridge(node: ChrysalisNode, options: MqttBridgeO
       const [stored, metadata] = await Promise.all([store.get(m[1]!), store.metadata(m[1]!)]);
       if (stored !== undefined && metadata !== undefined) {
         const advice = metadata.referencedByMilestoneIndex === undefined ? promotionAdvice(metadata.coneRoots, confirmedIndex) : undefined;
-        publish(topic, messageMetadataJson(stored.id, stored.message.parents, metadata, advice));
+        answer(messageMetadataJson(stored.id, stored.message.parents, metadata, advice));
       }
       return;
     }
+    // Hornet's ledger holds only what milestones confirmed, and these topics fire at confirmation: a transaction or an
+    // output this node accepted but no milestone booked yet is not announced early.
     m = /^transactions\/([0-9a-f]{64})\/included-message$/.exec(topic);
     if (m !== null) {
       const record = await store.output(outputId(m[1]!, 0));
-      const stored = record === undefined ? undefined : await store.get(record.messageId);
-      if (stored !== undefined) publish(topic, stored.bytes);
+      const stored = record?.milestoneIndexBooked === undefined ? undefined : await store.get(record.messageId);
+      if (stored !== undefined) answer(stored.bytes);
       return;
     }
     m = /^outputs\/([0-9a-f]{68})$/.exec(topic);
     if (m !== null) {
       const record = await store.output(m[1]!);
-      if (record !== undefined) publish(topic, outputResponseJson(record, (await store.latestMilestone())?.index ?? 0, false));
+      if (record?.milestoneIndexBooked !== undefined) answer(outputResponseJson(record, (await store.latestMilestone())?.index ?? 0, false));
     }
   }
 
+  // Granted subscriptions were counted by authorizeSubscribe; here they get their on-subscribe answers.
   broker.on("subscribe", (subscriptions: Subscription[], client: Client) => {
-    let topics = byClient.get(client);
-    if (topics === undefined) byClient.set(client, (topics = new Set()));
-    for (const { topic } of subscriptions) {
-      if (!topics.has(topic)) {
-        topics.add(topic);
-        addFilter(topic, 1);
-      }
-      onSubscribe(topic).catch(onError);
-    }
+    for (const { topic } of subscriptions) onSubscribe(topic, client).catch(onError);
   });
   broker.on("unsubscribe", (unsubscriptions: string[], client: Client) => {
-    const topics = byClient.get(client);
-    for (const topic of unsubscriptions) if (topics?.delete(topic) === true) addFilter(topic, -1);
+    for (const topic of unsubscriptions) removeFilter(client, topic);
   });
   broker.on("clientDisconnect", (client: Client) => {
-    for (const topic of byClient.get(client) ?? []) addFilter(topic, -1);
+    for (const topic of [...(byClient.get(client) ?? [])]) removeFilter(client, topic);
     byClient.delete(client);
   });
 
@@ -202,17 +241,20 @@ export async function createMqttBridge(node: ChrysalisNode, options: MqttBridgeO
 
   return {
     broker,
-    handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer, context?: UpgradeContext): void {
+      // A broken connection is the client's: drop it, never the process.
+      if (socket.listenerCount("error") === 0) socket.on("error", () => socket.destroy());
       const url = new URL(request.url ?? "/", "http://localhost");
       if (url.pathname !== path) {
         socket.end("HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+        setTimeout(() => socket.destroy(), 1000).unref();
         return;
       }
       wss.handleUpgrade(request, socket, head, (ws: WebSocket) => {
         const stream = createWebSocketStream(ws);
-        // A broken connection is the client's: drop it, never the process.
         stream.on("error", () => ws.terminate());
-        broker.handle(stream, request);
+        const client = broker.handle(stream, request);
+        if (context !== undefined) admissions.set(client, () => context.admit());
       });
     },
     clients: () => wss.clients.size,
@@ -224,16 +266,4 @@ export async function createMqttBridge(node: ChrysalisNode, options: MqttBridgeO
       await new Promise<void>((resolve) => broker.close(() => resolve()));
     },
   };
-}
-
-/** MQTT topic filter matching: `+` one level, `#` the rest (also the parent level itself). */
-function matches(filter: string, topic: string): boolean {
-  const f = filter.split("/");
-  const t = topic.split("/");
-  for (let i = 0; i < f.length; i++) {
-    if (f[i] === "#") return true;
-    if (i >= t.length) return false;
-    if (f[i] !== "+" && f[i] !== t[i]) return false;
-  }
-  return f.length === t.length;
 }

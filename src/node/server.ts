@@ -15,6 +15,14 @@ import type { Handler, RequestContext } from "./http/index.js";
 import { Answer, routerAnswers, type Reply } from "./http/router.js";
 import { NodeRequest } from "./node-request.js";
 
+/** What the edge tells an upgrade handler about the connection. */
+export interface UpgradeContext {
+  /** The client's address as the edge sees it (after a trusted proxy). */
+  readonly clientAddress: string;
+  /** Takes one request token of this client: false when its rate limit refuses. */
+  admit(): boolean;
+}
+
 export interface ServeOptions {
   /** Default 127.0.0.1. */
   host?: string;
@@ -29,8 +37,9 @@ export interface ServeOptions {
   /** Run after the server stopped accepting and every connection closed (e.g. node.close() to stop workers, close the store). */
   onClose?: () => Promise<void> | void;
   /** Takes HTTP upgrade requests (the MQTT bridge's WebSocket at /mqtt); without it upgrades are refused. Upgraded
-   * connections still open at close() are destroyed after in-flight requests end. */
-  onUpgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
+   * connections still open at close() are destroyed after in-flight requests end. Each upgrade takes a request token
+   * of its client first; `context.admit()` takes another (the bridge asks one per SUBSCRIBE). */
+  onUpgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer, context: UpgradeContext) => void;
 }
 
 export interface RunningServer {
@@ -286,9 +295,21 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
   const onUpgrade = options.onUpgrade;
   if (onUpgrade !== undefined) {
     server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      // node:http hands an upgraded socket over with no error listener of its own: a client that resets it must cost
+      // its own connection, never the process.
+      socket.on("error", () => socket.destroy());
       upgraded.add(socket);
       socket.once("close", () => upgraded.delete(socket));
-      onUpgrade(req, socket, head);
+      const refuse = (status: number, reason: string, message: string, retryAfter: number): void => {
+        socket.end(rawAnswer(status, reason, message, retryAfter));
+        setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
+      };
+      if (draining) return refuse(503, "SHUTTING_DOWN", "the node is shutting down; try again shortly", SHUTDOWN_RETRY_AFTER_SECONDS);
+      const client = edge.clientAddress((socket as Socket).remoteAddress, req.headers["x-forwarded-for"]);
+      const key = edge.clientKey(client);
+      const refused = edge.admitRequest(key);
+      if (refused !== undefined) return refuse(429, refused.code, refused.message, refused.retryAfter ?? 1);
+      onUpgrade(req, socket, head, { clientAddress: client, admit: () => edge.admitRequest(key) === undefined });
     });
   }
 
