@@ -3,7 +3,7 @@
 // 1 MiB mounted for the test) refuses writes with STORE_UNAVAILABLE / HTTP 503, writes nothing half, and recovers by
 // itself once there is room again.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, readFileSync, rmdirSync, truncateSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmdirSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProtocolError } from "../src/bytes/errors.js";
@@ -20,6 +20,29 @@ async function refusal(work: Promise<unknown>): Promise<ProtocolError> {
   expect(error, "expected a refusal").toBeInstanceOf(ProtocolError);
   return error as ProtocolError;
 }
+
+describe("the embedded store keeps its secrets (the coordinator's seed, the nonce MAC key) to its owner", () => {
+  const dir = tempDir("lmdb-modes");
+  afterAll(() => dir.remove());
+
+  it("a new data directory is 0700 and its files 0600, whatever the umask; an existing store's files are narrowed so", async () => {
+    const path = join(dir.path, "fresh", "data");
+    const store = new LmdbStore(path);
+    await store.open({ network: NETWORK });
+    await store.secret("a secret", () => new Uint8Array(32).fill(1));
+    await store.close();
+    const mode = (p: string): number => statSync(p).mode & 0o777;
+    expect(mode(path)).toBe(0o700);
+    expect(mode(join(path, "data.mdb"))).toBe(0o600);
+    expect(mode(join(path, "lock.mdb"))).toBe(0o600);
+    // A store made before (or by hand) with readable files is narrowed when it opens.
+    chmodSync(join(path, "data.mdb"), 0o644);
+    const again = new LmdbStore(path);
+    await again.open({ network: NETWORK });
+    await again.close();
+    expect(mode(join(path, "data.mdb"))).toBe(0o600);
+  });
+});
 
 describe("the embedded store refuses a data directory it cannot use, naming it", () => {
   const dir = tempDir("lmdb-faults");

@@ -22,7 +22,7 @@
 //   0e blake2b(nonce)                redeemed prove-ownership nonces → expiry (f64 ms)
 //   0f blake2b(jti)                  revoked JWT ids → expiry (f64 ms)
 //   10 name                          shared secrets
-import { closeSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { RootDatabase } from "lmdb";
 import { ProtocolError } from "../../bytes/errors.js";
@@ -220,6 +220,12 @@ export class LmdbStore implements NodeStore {
         // full disk would crash the process); batching still happens for writes in flight together.
         eventTurnBatching: false,
       });
+      // LMDB creates its files with the process's umask (usually 0644): the secrets in data.mdb are the owner's alone.
+      for (const file of ["data.mdb", "lock.mdb"]) {
+        const path = join(this.path, file);
+        const mode = statSync(path, { throwIfNoEntry: false })?.mode;
+        if (mode !== undefined && (mode & 0o077) !== 0) chmodSync(path, mode & 0o700);
+      }
       return this.#db;
     } catch (error) {
       throw openFailure(this.path, error);
@@ -237,7 +243,8 @@ export class LmdbStore implements NodeStore {
   #prepareDirectory(): void {
     try {
       const stat = statSync(this.path, { throwIfNoEntry: false });
-      if (stat === undefined) mkdirSync(this.path, { recursive: true });
+      // The store holds secrets (the coordinator's seed, the nonce MAC key): its directory is the owner's alone.
+      if (stat === undefined) mkdirSync(this.path, { recursive: true, mode: 0o700 });
       else if (!stat.isDirectory()) throw new NodeError("STORE_UNAVAILABLE", `the data directory ${this.path} is not a directory`);
     } catch (error) {
       if (error instanceof NodeError) throw error;
