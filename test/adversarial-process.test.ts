@@ -247,6 +247,33 @@ describe("PoW fairness: requesters are served round-robin with a bound each", ()
     expect(started).toEqual(["hog0", "hog1", "alice0", "bob0", "hog2", "alice1"]);
   });
 
+  it("a queue full of a few requesters' jobs makes room for a new requester by pushing back the heaviest's newest", async () => {
+    const queue = new PowQueue({ maxPending: 32, maxPerRequester: 4, run: (_bytes, signal) => new Promise<bigint>((_, reject) => signal.addEventListener("abort", () => reject(new DOMException("stopped", "AbortError")))) });
+    const submit = (who: string, n: number): Promise<bigint> => queue.mine(`${who}/${n}`, new TextEncoder().encode(`${who}/${n}`), who, undefined);
+    const outcome = (p: Promise<bigint>): Promise<string> => p.then(() => "mined", (e: { code?: string }) => e.code ?? "other");
+    // Eight requesters at their own bound fill all 32 slots.
+    const flood = Array.from({ length: 8 }, (_, r) => Array.from({ length: 4 }, (_, n) => outcome(submit(`r${r}`, n))));
+    expect(queue.stats().pending).toBe(32);
+    // A ninth, with nothing in flight, is served: one of the eight loses its newest queued job, with a 503 to retry.
+    const victim = submit("victim", 0);
+    expect(queue.stats()).toMatchObject({ pending: 32, requesters: 9 });
+    const pushedBack = flood.flat();
+    await sleep(0);
+    const settled = await Promise.race([Promise.all(pushedBack.map((p) => Promise.race([p, sleep(50).then(() => "waiting")]))), sleep(1000)]);
+    expect((settled as string[]).filter((o) => o === "POW_QUEUE_FULL")).toHaveLength(1);
+    queue.close(new Error("closed"));
+    expect(await outcome(victim)).toBe("other");
+
+    // With every requester at an equal share, nobody is pushed back for anyone: a full queue refuses.
+    const even = new PowQueue({ maxPending: 4, maxPerRequester: 4, run: (_bytes, signal) => new Promise<bigint>((_, reject) => signal.addEventListener("abort", () => reject(new DOMException("stopped", "AbortError")))) });
+    const evenly = ["a", "b", "c", "d"].map((who) => outcome(even.mine(who, new TextEncoder().encode(who), who, undefined)));
+    expect(await outcome(even.mine("a2", new TextEncoder().encode("a2"), "a", undefined))).toBe("POW_QUEUE_FULL");
+    expect(await outcome(even.mine("e", new TextEncoder().encode("e"), "e", undefined))).toBe("POW_QUEUE_FULL");
+    expect(even.stats()).toMatchObject({ pending: 4, requesters: 4 });
+    even.close(new Error("closed"));
+    expect(await Promise.all(evenly)).toEqual(["other", "other", "other", "other"]);
+  });
+
   it("over HTTP: one address's flood is bounded (503 + Retry-After) and a victim's job overtakes the flood's later jobs", async () => {
     const run = await startNode({ minPoWScore: 4000, pow: { workers: 1, maxPerRequester: 4 }, limits: { rates: false } });
     try {

@@ -94,11 +94,13 @@ export class PowQueue {
 
   #enqueue(key: string, bytes: Uint8Array, requester: string): Job | NodeError {
     const { maxPending, maxPerRequester } = this.#options;
-    if (this.#jobs.size >= maxPending) {
+    const mine = this.#inFlight.get(requester) ?? 0;
+    // A full queue makes room for a requester lighter than its heaviest one, never for a heavier one: otherwise a few
+    // callers at their own bound would hold every slot and lock out everyone else.
+    if (this.#jobs.size >= maxPending && !this.#pushBackHeaviest(mine + 1)) {
       // A slot frees when the job mining now ends.
       return new NodeError("POW_QUEUE_FULL", `the node is busy: ${this.#jobs.size} PoW jobs are in flight, try again later`, { retryAfter: this.#retryAfter(1) });
     }
-    const mine = this.#inFlight.get(requester) ?? 0;
     if (mine >= maxPerRequester) {
       // One of this requester's jobs ends after about one round over the requesters now served.
       return new NodeError("POW_QUEUE_FULL", `${mine} PoW jobs of yours are in flight already, at most ${maxPerRequester}: try again when one has finished`, { retryAfter: this.#retryAfter(this.#inFlight.size) });
@@ -119,6 +121,28 @@ export class PowQueue {
     this.#stats.jobs++;
     this.#next();
     return job;
+  }
+
+  /**
+   * Drops the newest queued (not mining) job of the requester with the most jobs in flight, when it holds more than
+   * `than`; its submissions answer 503 with a Retry-After. False when no requester is heavier.
+   */
+  #pushBackHeaviest(than: number): boolean {
+    let heaviest: Job[] | undefined;
+    let count = than;
+    for (const [requester, list] of this.#waiting) {
+      const held = this.#inFlight.get(requester) ?? 0;
+      if (list.length > 0 && held > count) {
+        heaviest = list;
+        count = held;
+      }
+    }
+    const job = heaviest?.at(-1);
+    if (job === undefined) return false;
+    job.controller.abort();
+    const ahead = this.#inFlight.size;
+    this.#finish(job, undefined, new NodeError("POW_QUEUE_FULL", `the node's PoW queue is full and your ${count} jobs were the most in it: try again later`, { retryAfter: this.#retryAfter(ahead) }));
+    return true;
   }
 
   #wait(job: Job, signal: AbortSignal | undefined): Promise<bigint> {
