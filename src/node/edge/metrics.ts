@@ -79,8 +79,9 @@ export function createMetrics(): EdgeMetrics {
     connections: (count) => open.set(count),
     instrumentStore<S extends NodeStore>(store: S): S {
       return new Proxy(store, {
-        get(target, property, receiver) {
-          const value = Reflect.get(target, property, receiver) as unknown;
+        get(target, property) {
+          // The store itself as the receiver: its getters read private (#) state, which the proxy does not have.
+          const value = Reflect.get(target, property, target) as unknown;
           if (typeof value !== "function" || typeof property !== "string") return value;
           const operation = property;
           // Called on the store itself, not the proxy: engines keep private (#) state.

@@ -22,6 +22,24 @@ export function genesisRecords(genesis: readonly GenesisOutput[]): OutputRecord[
   });
 }
 
+/**
+ * Outputs per message in an engine's arrival-ordered output sequence (an essence holds at most 127 outputs): output i
+ * of the message with sequence number n sorts at n × OUTPUTS_PER_SEQ + i.
+ */
+export const OUTPUTS_PER_SEQ = 128;
+
+/** An engine error's text for a message: its code (ENOSPC, 08006, …) and what it says. */
+export function reason(error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  const message = typeof e?.message === "string" && e.message !== "" ? e.message : String(error);
+  return typeof e?.code === "string" && !message.includes(e.code) ? `${e.code}: ${message}` : message;
+}
+
+/** A store written by a newer schema than this version reads: refused, never read or migrated down. */
+export function storeTooNew(where: string, version: number, known: number): NodeError {
+  return new NodeError("STORE_TOO_NEW", `${where} was written by schema version ${version}; this version reads up to ${known}: upgrade chrysalis-core`);
+}
+
 export function storeClosed(): NodeError {
   return new NodeError("STORE_UNAVAILABLE", "the store is closed");
 }

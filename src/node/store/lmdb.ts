@@ -31,7 +31,7 @@ import { blake2b256 } from "../../crypto/blake2b.js";
 import { decodeMessage } from "../../model/codec.js";
 import { NodeError } from "../errors.js";
 import { addBalance, balanceDeltas, checkLedgerState, EMPTY_BALANCE, type BalanceDelta, type LedgerOutput } from "../ledger.js";
-import { indexesOf, storeClosed } from "./common.js";
+import { indexesOf, OUTPUTS_PER_SEQ, reason, storeClosed, storeTooNew } from "./common.js";
 import {
   STORE_SCHEMA_VERSION,
   ZERO_MESSAGE_ID,
@@ -96,8 +96,6 @@ function k(): NonNullable<typeof constants> {
   return (constants ??= { EMPTY: Buffer.alloc(0), SCHEMA: metaKey("schema"), NETWORK: metaKey("network"), LEDGER: metaKey("ledger"), SEQ: metaKey("seq"), TIP_COUNT: metaKey("tips") });
 }
 
-/** Outputs per message in the output seq (an essence holds at most 127 outputs). */
-const OUTPUTS_PER_SEQ = 128;
 
 function key(prefix: number, ...parts: Uint8Array[]): Buffer {
   let size = 1;
@@ -193,7 +191,7 @@ export class LmdbStore implements NodeStore {
     if (schema === undefined) throw new NodeError("STORE_CORRUPT", `the data directory ${this.path} holds no chrysalis store (no header)`);
     const version = viewOf(schema).getUint32(0);
     if (version > STORE_SCHEMA_VERSION) {
-      throw new NodeError("STORE_TOO_NEW", `the store at ${this.path} was written by schema version ${version}; this version reads up to ${STORE_SCHEMA_VERSION}: upgrade chrysalis-core`);
+      throw storeTooNew(`the store at ${this.path}`, version, STORE_SCHEMA_VERSION);
     }
     return { created: false, ledger: db.get(k().LEDGER)?.[0] === 1 };
   }
@@ -271,7 +269,7 @@ export class LmdbStore implements NodeStore {
     }
     const version = viewOf(schema).getUint32(0);
     if (version > STORE_SCHEMA_VERSION) {
-      throw new NodeError("STORE_TOO_NEW", `the store at ${this.path} was written by schema version ${version}; this version reads up to ${STORE_SCHEMA_VERSION}: upgrade chrysalis-core`);
+      throw storeTooNew(`the store at ${this.path}`, version, STORE_SCHEMA_VERSION);
     }
     const network = Buffer.from(db.get(k().NETWORK) ?? k().EMPTY).toString("utf8");
     if (network !== options.network) {
@@ -676,11 +674,6 @@ function last(db: Db, start: Buffer, end: Buffer): { key: Buffer; value: Buffer 
   return undefined;
 }
 
-function reason(error: unknown): string {
-  const e = error as { code?: unknown; message?: unknown };
-  const message = typeof e.message === "string" ? e.message : String(error);
-  return typeof e.code === "string" && !message.includes(e.code) ? `${e.code}: ${message}` : message;
-}
 
 // LMDB's meta pages (pages 0 and 1), as lmdb-js's LMDB writes them: a 24-byte page header, then the magic, the format
 // version, the map address and size, the free and main databases (48 bytes each, their root page last; the free

@@ -18,7 +18,7 @@ import { decodeMessage } from "../../model/codec.js";
 import { NodeError } from "../errors.js";
 import { balanceDeltas, checkLedgerState, EMPTY_BALANCE, type BalanceDelta, type LedgerOutput } from "../ledger.js";
 import type { Output } from "../../model/types.js";
-import { indexesOf, storeClosed } from "./common.js";
+import { indexesOf, OUTPUTS_PER_SEQ, reason, storeClosed, storeTooNew } from "./common.js";
 import {
   ZERO_MESSAGE_ID,
   type Acceptance,
@@ -93,7 +93,6 @@ export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
 /** pg_advisory_xact_lock key serialising migrations and store creation between instances ("chrysali" in ASCII). */
 const MIGRATION_LOCK = 0x6368727973616c69n;
 
-const OUTPUTS_PER_SEQ = 128;
 const INCLUSION: readonly LedgerInclusionState[] = ["noTransaction", "included", "conflicting"];
 
 // The message, its children and its tip entry in one statement; nothing but the message insert runs when the id is
@@ -231,7 +230,7 @@ export class PostgresStore implements NodeStore {
       throw failure instanceof NodeError ? failure : new NodeError("STORE_UNAVAILABLE", `cannot open the database at ${this.target}: ${reason(error)}`, { cause: error });
     }
     if (version > MIGRATIONS.length) {
-      throw new NodeError("STORE_TOO_NEW", `the database at ${this.target} was migrated to schema version ${version}; this version knows up to ${MIGRATIONS.length}: upgrade chrysalis-core`);
+      throw storeTooNew(`the database at ${this.target}`, version, MIGRATIONS.length);
     }
     const meta = new Map(rows.map((r) => [r.key, r.value]));
     if (!meta.has("network")) throw new NodeError("STORE_UNAVAILABLE", `the database at ${this.target} holds no chrysalis store`);
@@ -268,7 +267,7 @@ export class PostgresStore implements NodeStore {
       const { rows } = await client.query<{ version: number | null }>("SELECT max(version) AS version FROM chrysalis.schema_migrations");
       const version = rows[0]?.version ?? 0;
       if (version > MIGRATIONS.length) {
-        throw new NodeError("STORE_TOO_NEW", `the database at ${this.target} was migrated to schema version ${version}; this version knows up to ${MIGRATIONS.length}: upgrade chrysalis-core`);
+        throw storeTooNew(`the database at ${this.target}`, version, MIGRATIONS.length);
       }
       for (let v = version; v < MIGRATIONS.length; v++) {
         const migration = MIGRATIONS[v]!;
@@ -735,11 +734,6 @@ function isSqlState(error: unknown): boolean {
   return code !== undefined && !/^(08|57)/.test(code);
 }
 
-function reason(error: unknown): string {
-  const e = error as { code?: unknown; message?: unknown } | null;
-  const message = typeof e?.message === "string" && e.message !== "" ? e.message : String(error);
-  return typeof e?.code === "string" && !message.includes(e.code) ? `${e.code}: ${message}` : message;
-}
 
 /** host:port/database of a connection string, for messages (never the password). */
 export function describeTarget(connectionString: string): string {
