@@ -41,3 +41,25 @@ export const utf8 = {
   encode: (text: string): Uint8Array => new TextEncoder().encode(text),
   decode: (bytes: Uint8Array): string => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
 };
+
+/**
+ * A byte stream read whole, up to `limit` bytes: undefined (and the stream cancelled) as soon as more arrive, so an
+ * oversized body is never buffered whole. A body that declares no length (chunked) is counted as it flows.
+ */
+export async function readAtMost(stream: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | undefined> {
+  if (stream === null) return new Uint8Array(0);
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? chunks[0]! : concatBytes(chunks);
+}

@@ -2,13 +2,14 @@
 // proves ownership and keeps the JWT, submits messages (optionally with local PoW), reads messages and their metadata and
 // children, outputs, addresses, milestones, info, tips and health in the node API v1's (Hornet's) shapes.
 import { type ErrorCode, ProtocolError, isAbortError } from "../bytes/errors.js";
-import { concatBytes } from "../bytes/bytes.js";
+import { readAtMost } from "../bytes/bytes.js";
 import { fromHex, isLowerHex, toHex } from "../bytes/hex.js";
 import { ED25519_ADDRESS_LENGTH, MESSAGE_ID_LENGTH } from "../bytes/limits.js";
 import { encodeMessage } from "../model/codec.js";
 import { completeMessage } from "../model/complete.js";
 import { outputId as makeOutputId, networkId as networkIdOf, parseOutputId } from "../model/ids.js";
 import { messageFromJson, messageToJson, partialMessageFromJson, payloadToJson, type MessageJson, type NodeInfoJson, type PartialMessage } from "../model/json.js";
+import type { AddressBalanceJson, AddressOutputsJson, MessageMetadataJson, MilestoneJson, OutputResponseJson, UtxoChangesJson } from "../model/rest.js";
 import type { Message } from "../model/types.js";
 import { authHeaders, signNonce } from "../auth/index.js";
 import { mineNonce, type Miner } from "../pow/index.js";
@@ -83,63 +84,13 @@ export type ClientNodeInfo = Omit<NodeInfoJson, "features"> & {
   [key: string]: unknown;
 };
 
-/** GET /api/v1/messages/{id}/metadata (Hornet's shape: absent fields are left out). */
-export interface ClientMessageMetadata {
-  messageId: string;
-  parentMessageIds: string[];
-  isSolid: boolean;
-  referencedByMilestoneIndex?: number;
-  milestoneIndex?: number;
-  ledgerInclusionState?: "noTransaction" | "included" | "conflicting";
-  conflictReason?: number;
-  shouldPromote?: boolean;
-  shouldReattach?: boolean;
-}
-
-/** GET /api/v1/outputs/{id}. */
-export interface ClientOutput {
-  messageId: string;
-  transactionId: string;
-  outputIndex: number;
-  isSpent: boolean;
-  milestoneIndexSpent?: number;
-  transactionIdSpent?: string;
-  ledgerIndex: number;
-  output: { type: 0 | 1; address: { type: 0; address: string }; amount: number };
-}
-
-/** GET /api/v1/addresses/{bech32} and /addresses/ed25519/{hex}. */
-export interface ClientAddressBalance {
-  addressType: 0;
-  /** The Ed25519 address, hex, whichever form was asked. */
-  address: string;
-  balance: number;
-  dustAllowed: boolean;
-  ledgerIndex: number;
-}
-
-/** GET …/outputs of an address: unspent output ids first, then spent ones when asked. */
-export interface ClientAddressOutputs {
-  addressType: 0;
-  address: string;
-  maxResults: number;
-  count: number;
-  outputIds: string[];
-  ledgerIndex: number;
-}
-
-export interface ClientMilestone {
-  index: number;
-  messageId: string;
-  /** Unix seconds. */
-  timestamp: number;
-}
-
-export interface ClientUtxoChanges {
-  index: number;
-  createdOutputs: string[];
-  consumedOutputs: string[];
-}
+/** The node API's response shapes (model/rest.ts), under the names the client has always exported. */
+export type ClientMessageMetadata = MessageMetadataJson;
+export type ClientOutput = OutputResponseJson;
+export type ClientAddressBalance = AddressBalanceJson;
+export type ClientAddressOutputs = AddressOutputsJson;
+export type ClientMilestone = MilestoneJson;
+export type ClientUtxoChanges = UtxoChangesJson;
 
 export interface ClientOptions {
   /** Injectable fetch (tests, proxies, instrumentation). Default: the global fetch. */
@@ -275,21 +226,9 @@ export function createClient(baseUrl: string, options: ClientOptions = {}): Chry
       await response.body?.cancel().catch(() => undefined);
       throw tooLarge();
     }
-    if (response.body === null) return new Uint8Array(0);
-    const reader = response.body.getReader();
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.length;
-      if (size > MAX_RESPONSE_BYTES) {
-        await reader.cancel().catch(() => undefined);
-        throw tooLarge();
-      }
-      chunks.push(value);
-    }
-    return chunks.length === 1 ? chunks[0]! : concatBytes(chunks);
+    const bytes = await readAtMost(response.body, MAX_RESPONSE_BYTES);
+    if (bytes === undefined) throw tooLarge();
+    return bytes;
   }
 
   async function readJson(response: Response): Promise<unknown> {

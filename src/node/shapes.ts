@@ -1,41 +1,11 @@
-// The Hornet JSON shapes (NODE-API.md §1.7–§1.9, §2.2) built from store records, shared by the REST routes and the MQTT
+// The Hornet JSON shapes (NODE-API.md §1.7–§1.9, §2.2; the types are model/rest.ts's) built from store records, shared by the REST routes and the MQTT
 // bridge so both answer the same thing. Absent fields are left out (Hornet's omitempty), never null.
 import { toHex } from "../bytes/hex.js";
 import type { OutputJson } from "../model/json.js";
+import type { MessageMetadataJson, MilestoneJson, OutputResponseJson, UtxoChangesJson } from "../model/rest.js";
 import type { Output } from "../model/types.js";
 import type { PromotionAdvice } from "./cone.js";
-import type { LedgerInclusionState, MessageMetadata, MilestoneRecord, OutputRecord, UtxoChanges } from "./store/contract.js";
-
-/** GET /api/v1/messages/{id}/metadata and the MQTT metadata topics. */
-export interface MessageMetadataJson {
-  messageId: string;
-  parentMessageIds: string[];
-  isSolid: boolean;
-  referencedByMilestoneIndex?: number;
-  milestoneIndex?: number;
-  ledgerInclusionState?: LedgerInclusionState;
-  conflictReason?: number;
-  shouldPromote?: boolean;
-  shouldReattach?: boolean;
-}
-
-/** GET /api/v1/outputs/{id}; the MQTT output topics leave out the two `…Spent` fields. */
-export interface OutputResponseJson {
-  messageId: string;
-  transactionId: string;
-  outputIndex: number;
-  isSpent: boolean;
-  milestoneIndexSpent?: number;
-  transactionIdSpent?: string;
-  ledgerIndex: number;
-  output: OutputJson;
-}
-
-export interface MilestoneJson {
-  index: number;
-  messageId: string;
-  timestamp: number;
-}
+import type { MessageMetadata, MilestoneRecord, OutputRecord, UtxoChanges } from "./store/contract.js";
 
 /** `advice` is given only for a solid message no milestone references yet (Hornet sends both flags then, else neither). */
 export function messageMetadataJson(messageId: string, parents: readonly Uint8Array[], metadata: MessageMetadata, advice?: PromotionAdvice): MessageMetadataJson {
@@ -76,6 +46,6 @@ export function milestoneJson(record: MilestoneRecord): MilestoneJson {
   return { index: record.index, messageId: record.messageId, timestamp: record.timestamp };
 }
 
-export function utxoChangesJson(changes: UtxoChanges): { index: number; createdOutputs: string[]; consumedOutputs: string[] } {
+export function utxoChangesJson(changes: UtxoChanges): UtxoChangesJson {
   return { index: changes.index, createdOutputs: [...changes.createdOutputs], consumedOutputs: [...changes.consumedOutputs] };
 }

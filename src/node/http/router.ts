@@ -1,7 +1,7 @@
 // The web-standard router under every HTTP route of the node: `(Request, context) => Promise<Response>`, so the same
 // handler runs under node:http (server.ts), Hono, Deno, Bun and workers. It matches a route table, answers 404/405,
 // CORS preflights and the error envelope, and reads bodies with a limit. No protocol rule lives here.
-import { concatBytes } from "../../bytes/bytes.js";
+import { readAtMost } from "../../bytes/bytes.js";
 import { ProtocolError } from "../../bytes/errors.js";
 import { isLowerHex } from "../../bytes/hex.js";
 import { MESSAGE_ID_LENGTH } from "../../bytes/limits.js";
@@ -132,21 +132,9 @@ export async function readBody(request: Request, limit: number): Promise<Uint8Ar
     if (bytes === undefined) throw new NodeError("BODY_TOO_LARGE", `the body exceeds the limit of ${limit} bytes`);
     return bytes;
   }
-  if (request.body === null) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw new NodeError("BODY_TOO_LARGE", `the body exceeds the limit of ${limit} bytes`);
-    }
-    chunks.push(value);
-  }
-  return chunks.length === 1 ? chunks[0]! : concatBytes(chunks);
+  const bytes = await readAtMost(request.body, limit);
+  if (bytes === undefined) throw new NodeError("BODY_TOO_LARGE", `the body exceeds the limit of ${limit} bytes`);
+  return bytes;
 }
 
 /** Reads a JSON body (application/json, UTF-8) up to `limit` bytes; `typeChecked` when the caller already chose JSON. */

@@ -1,5 +1,6 @@
 // The REST API v1 reads of the UTXO ledger and the milestones (NODE-API.md §1.2, §1.8–§1.10): outputs, addresses and
 // their outputs, the message that included a transaction, milestones and their UTXO changes, receipts and treasury.
+import type { AddressBalanceJson, AddressOutputsJson } from "../../model/rest.js";
 import { ProtocolError } from "../../bytes/errors.js";
 import { fromHex, isLowerHex, toHex } from "../../bytes/hex.js";
 import { MAX_U32 } from "../../bytes/limits.js";
@@ -55,7 +56,8 @@ export function utxoRoutes(node: ChrysalisNode, maxResults: number): Route[] {
   async function balance(address: Uint8Array): Promise<Reply> {
     const index = await ledgerIndex();
     const b = await node.store.addressBalance(address);
-    return json(200, { data: { addressType: 0, address: toHex(address), balance: b.balance, dustAllowed: dustCapacity(b.dustAllowance) > b.dustOutputs, ledgerIndex: index } });
+    const data: AddressBalanceJson = { addressType: 0, address: toHex(address), balance: b.balance, dustAllowed: dustCapacity(b.dustAllowance) > b.dustOutputs, ledgerIndex: index };
+    return json(200, { data });
   }
 
   async function outputs(address: Uint8Array, url: URL): Promise<Reply> {
@@ -67,7 +69,8 @@ export function utxoRoutes(node: ChrysalisNode, maxResults: number): Route[] {
     }
     const index = await ledgerIndex();
     const outputIds = await node.store.addressOutputs(address, { type, includeSpent: parseBool(url.searchParams.get("include-spent")), max: maxResults });
-    return json(200, { data: { addressType: 0, address: toHex(address), maxResults, count: outputIds.length, outputIds, ledgerIndex: index } });
+    const data: AddressOutputsJson = { addressType: 0, address: toHex(address), maxResults, count: outputIds.length, outputIds, ledgerIndex: index };
+    return json(200, { data });
   }
 
   return [
