@@ -261,7 +261,7 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
       return;
     }
     refusedSockets.add(socket);
-    const message = admission.reason === "total" ? "the node has too many open connections" : "too many open connections from your address";
+    const message = admission.reason === "total" ? "the node has too many open connections" : admission.reason === "per-address" ? "too many open connections from your address" : "too many open connections from your network";
     socket.end(rawAnswer(503, "TOO_MANY_CONNECTIONS", message, 1));
     setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
   });

@@ -1,6 +1,7 @@
 // Who the client is: the socket's peer, or — only when that peer is a proxy the operator trusts — the nearest untrusted
 // address in X-Forwarded-For. Limits key IPv6 clients by their /64, the block one subscriber gets, so that an attacker
-// cannot become a million clients by walking the addresses of one prefix.
+// cannot become a million clients by walking the addresses of one prefix; connections are also bounded per /56 and /48
+// (the blocks a site or a provider's customer gets), so that walking the /64s of one allocation does not help either.
 import { BlockList, isIPv4, isIPv6 } from "node:net";
 import { ProtocolError } from "../../bytes/errors.js";
 
@@ -33,15 +34,31 @@ function ipv6Groups(address: string): number[] | undefined {
   return [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail];
 }
 
+function prefixKey(groups: readonly number[], bits: 64 | 56 | 48): string {
+  const whole = Math.floor(bits / 16);
+  const kept = groups.slice(0, Math.ceil(bits / 16));
+  if (bits % 16 !== 0) kept[whole] = kept[whole]! & (0xffff << (16 - (bits % 16))) & 0xffff;
+  return `${kept.map((g) => g.toString(16)).join(":")}::/${bits}`;
+}
+
 /** The key limits count a client under: an IPv4 address as it is, an IPv6 address as its /64 prefix. */
 export function clientKey(address: string): string {
   if (isIPv4(address)) return address;
   const groups = ipv6Groups(address);
-  if (groups === undefined) return address;
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.toString(16))
-    .join(":")}::/64`;
+  return groups === undefined ? address : prefixKey(groups, 64);
+}
+
+/** The IPv6 blocks wider than a client's /64 that connection limits also bound (its /56 and /48); none for IPv4. */
+export const WIDER_PREFIXES = [
+  { bits: 56, share: 4 },
+  { bits: 48, share: 16 },
+] as const;
+
+/** The keys of `address`'s wider blocks, in WIDER_PREFIXES order; empty for IPv4 and for what is not an address. */
+export function widerKeys(address: string): string[] {
+  if (isIPv4(address)) return [];
+  const groups = ipv6Groups(address);
+  return groups === undefined ? [] : WIDER_PREFIXES.map((p) => prefixKey(groups, p.bits));
 }
 
 /** A set of trusted proxies, from CIDRs ("10.0.0.0/8", "fd00::/8") or single addresses. */

@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import { constantTimeEqual } from "../../bytes/bytes.js";
 import { NodeError } from "../errors.js";
 import type { EdgeGate } from "../http/router.js";
-import { clientKey, normalizeAddress, TrustedProxies } from "./address.js";
+import { clientKey, normalizeAddress, TrustedProxies, WIDER_PREFIXES, widerKeys } from "./address.js";
 import { resolveLimits, type EdgeLimits, type EdgeLimitsInput, type RateClass } from "./limits.js";
 import { createLogger, logAccess, type AccessRecord, type LogOptions } from "./log.js";
 import { createMetrics, type EdgeMetrics, type MetricsSource } from "./metrics.js";
@@ -22,32 +22,36 @@ export interface EdgeOptions {
   routeClasses?: Readonly<Record<string, RateClass>>;
 }
 
-/** Connections open, in all and per address. */
+/** Connections open, in all and per key (a client's address or /64, and an IPv6 client's wider blocks). */
 class ConnectionCount {
   #total = 0;
-  readonly #perAddress = new Map<string, number>();
+  readonly #perKey = new Map<string, number>();
 
   get total(): number {
     return this.#total;
   }
 
-  add(key: string | undefined): void {
+  add(keys: readonly string[]): void {
     this.#total++;
-    if (key !== undefined) this.#perAddress.set(key, (this.#perAddress.get(key) ?? 0) + 1);
+    for (const key of keys) this.#perKey.set(key, (this.#perKey.get(key) ?? 0) + 1);
   }
 
-  remove(key: string | undefined): void {
+  remove(keys: readonly string[]): void {
     this.#total--;
-    if (key === undefined) return;
-    const left = (this.#perAddress.get(key) ?? 1) - 1;
-    if (left > 0) this.#perAddress.set(key, left);
-    else this.#perAddress.delete(key);
+    for (const key of keys) {
+      const left = (this.#perKey.get(key) ?? 1) - 1;
+      if (left > 0) this.#perKey.set(key, left);
+      else this.#perKey.delete(key);
+    }
   }
 
   of(key: string): number {
-    return this.#perAddress.get(key) ?? 0;
+    return this.#perKey.get(key) ?? 0;
   }
 }
+
+/** Which connection cap refused a connection: the total, the client's own, or its IPv6 /56 or /48 block's. */
+export type ConnectionCap = "total" | "per-address" | "per-prefix";
 
 export interface Edge {
   readonly limits: EdgeLimits;
@@ -61,7 +65,7 @@ export interface Edge {
    * Whether a new connection from `peer` may stay; when it may, `release` must be called once it closes. A trusted
    * proxy's connections count against the total only.
    */
-  admitConnection(peer: string | undefined): { readonly admitted: true; release(): void } | { readonly admitted: false; readonly reason: "total" | "per-address" };
+  admitConnection(peer: string | undefined): { readonly admitted: true; release(): void } | { readonly admitted: false; readonly reason: ConnectionCap };
   /** Takes a `request` token for the client: undefined when allowed, else the 429 error to answer. */
   admitRequest(key: string): NodeError | undefined;
   /** The gate the router and the node call for this client's request. */
@@ -116,17 +120,17 @@ export function createEdge(options: EdgeOptions = {}): Edge {
     clientKey,
     admitConnection(peer) {
       const address = normalizeAddress(peer);
-      // A trusted proxy carries many clients: only the total bounds it.
-      const key = trusted.has(address) ? undefined : clientKey(address);
-      if (connections.total >= limits.maxConnections) {
-        metrics?.connectionRefused("total");
-        return { admitted: false, reason: "total" };
-      }
-      if (key !== undefined && connections.of(key) >= limits.maxConnectionsPerAddress) {
-        metrics?.connectionRefused("per-address");
-        return { admitted: false, reason: "per-address" };
-      }
-      connections.add(key);
+      // A trusted proxy carries many clients: only the total bounds it. An IPv6 client also counts in its /56 and /48,
+      // each allowed a multiple of one client's share.
+      const keys = trusted.has(address) ? [] : [clientKey(address), ...widerKeys(address)];
+      const refuse = (reason: ConnectionCap) => {
+        metrics?.connectionRefused(reason);
+        return { admitted: false, reason } as const;
+      };
+      if (connections.total >= limits.maxConnections) return refuse("total");
+      if (keys.length > 0 && connections.of(keys[0]!) >= limits.maxConnectionsPerAddress) return refuse("per-address");
+      for (let i = 1; i < keys.length; i++) if (connections.of(keys[i]!) >= limits.maxConnectionsPerAddress * WIDER_PREFIXES[i - 1]!.share) return refuse("per-prefix");
+      connections.add(keys);
       metrics?.connections(connections.total);
       let released = false;
       return {
@@ -134,7 +138,7 @@ export function createEdge(options: EdgeOptions = {}): Edge {
         release() {
           if (released) return;
           released = true;
-          connections.remove(key);
+          connections.remove(keys);
           metrics?.connections(connections.total);
         },
       };
@@ -171,7 +175,7 @@ export function watchNode(edge: Edge, node: MetricsSource): void {
 }
 
 export { resolveLimits, DEFAULT_LIMITS, DEFAULT_RATES, RATE_CLASSES, type EdgeLimits, type EdgeLimitsInput, type RateClass, type RateLimit } from "./limits.js";
-export { TrustedProxies, clientKey, normalizeAddress } from "./address.js";
+export { TrustedProxies, clientKey, normalizeAddress, widerKeys, WIDER_PREFIXES } from "./address.js";
 export { RateLimiter, type RateDecision } from "./rate.js";
 export { createLogger, prettyDestination, LOG_LEVELS, type LogLevel, type LogOptions, type AccessRecord } from "./log.js";
 export { createMetrics, type EdgeMetrics, type MetricsSource } from "./metrics.js";

@@ -19,7 +19,7 @@ export interface EdgeMetrics {
   /** One answered request. */
   request(method: string, route: string, status: number, seconds: number): void;
   rateLimited(rateClass: RateClass): void;
-  connectionRefused(reason: "total" | "per-address"): void;
+  connectionRefused(reason: "total" | "per-address" | "per-prefix"): void;
   connections(open: number): void;
   /** The store with every operation timed into chrysalis_store_operation_seconds. */
   instrumentStore<S extends NodeStore>(store: S): S;
