@@ -7,7 +7,10 @@ import {
   MemoryNonceStore,
   MAX_REVOCATION_SECONDS,
   createHs256Jwt,
+  createProveOwnership,
   generateIdentityKeyPair,
+  keyThumbprint,
+  signNonce,
   guardJwt,
   revokeJwt,
   tokenIdentity,
@@ -84,5 +87,36 @@ describe("a JWT whose subject is no longer registered is refused", () => {
     registry.replaceWith(new MemoryIdentityRegistry().add("alice", generateIdentityKeyPair().publicKey));
     expect((await guarded.verify(alice)).sub).toBe("alice");
     expect(await code(guarded.verify(bob))).toBe("TOKEN_SUBJECT_UNKNOWN");
+  });
+});
+
+describe("a JWT from prove-ownership dies with the key that earned it", () => {
+  it("is bound to the signing key (cnf.jkt); rotating that key out refuses it, other keys' tokens stay valid", async () => {
+    const { now, store, registry, guarded } = setup();
+    const old = generateIdentityKeyPair();
+    const kept = generateIdentityKeyPair();
+    registry.add("carol", old.publicKey).add("carol", kept.publicKey);
+    const prove = createProveOwnership({ store, resolver: registry, jwt: guarded, now: () => now.ms });
+    const login = async (secretKey: string) => {
+      const nonce = await prove.issueNonce("carol");
+      return prove.prove("carol", signNonce(nonce, secretKey), nonce);
+    };
+    const byOld = await login(old.secretKey);
+    const byKept = await login(kept.secretKey);
+    expect((await guarded.verify(byOld)).cnf).toEqual({ jkt: keyThumbprint(old.publicKey) });
+    expect((await guarded.verify(byKept)).cnf).toEqual({ jkt: keyThumbprint(kept.publicKey) });
+    expect(registry.remove("carol", old.publicKey)).toBe(true);
+    const refused = await guarded.verify(byOld).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(AuthError);
+    expect((refused as AuthError).code).toBe("TOKEN_KEY_UNKNOWN");
+    expect((refused as AuthError).status).toBe(401);
+    expect((await guarded.verify(byKept)).sub).toBe("carol");
+    // A token issued without a key binding (the library's issue()) is checked for its subject only.
+    expect((await guarded.verify(await guarded.issue("carol"))).sub).toBe("carol");
+  });
+
+  it("the thumbprint is RFC 7638's for an OKP Ed25519 JWK (RFC 8037 appendix A.3)", () => {
+    const x = Buffer.from("11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", "base64url");
+    expect(keyThumbprint(new Uint8Array(x))).toBe("kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k");
   });
 });

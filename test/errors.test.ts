@@ -63,6 +63,7 @@ const EVERY_CODE: Record<Exclude<ErrorCode, `${number}`>, true> = {
   TOKEN_AUDIENCE_MISMATCH: true,
   TOKEN_REVOKED: true,
   TOKEN_SUBJECT_UNKNOWN: true,
+  TOKEN_KEY_UNKNOWN: true,
   INVALID_JWT_SECRET: true,
   INVALID_JWT_KEY: true,
   JWT_CANNOT_ISSUE: true,

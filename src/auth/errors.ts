@@ -32,6 +32,7 @@ export const AUTH_ERROR_STATUS = {
   TOKEN_AUDIENCE_MISMATCH: 401,
   TOKEN_REVOKED: 401, // revoked by its id (jti)
   TOKEN_SUBJECT_UNKNOWN: 401, // the identity it was issued to is no longer registered
+  TOKEN_KEY_UNKNOWN: 401, // the key that earned it (cnf.jkt) is no longer one of its identity's keys
   INVALID_JWT_SECRET: 500, // configuration: an HS256 secret under 32 bytes
   INVALID_JWT_KEY: 500, // configuration: an EdDSA key pair that is malformed or does not match
   JWT_CANNOT_ISSUE: 500, // an EdDSA service built with the public key alone was asked to issue

@@ -2,10 +2,20 @@
 // an in-memory registry, and reading Ed25519 keys out of a DID document's verification methods.
 import { base58Decode } from "../bytes/base58.js";
 import { AuthError } from "./errors.js";
-import { base64urlDecode } from "./base64url.js";
+import { utf8 } from "../bytes/bytes.js";
+import { sha256 } from "../crypto/sha256.js";
+import { base64urlDecode, base64urlEncode } from "./base64url.js";
 import { assertPublicKey } from "./nonce.js";
 
 export const MAX_IDENTITY_ID_LENGTH = 256;
+
+/**
+ * The RFC 7638 JWK thumbprint of an Ed25519 public key: base64url(SHA-256 of {"crv":"Ed25519","kty":"OKP","x":…})).
+ * A JWT from prove-ownership carries it as `cnf.jkt` (RFC 7800) so that the token dies with the key that earned it.
+ */
+export function keyThumbprint(publicKey: Uint8Array): string {
+  return base64urlEncode(sha256(utf8.encode(`{"crv":"Ed25519","kty":"OKP","x":"${base64urlEncode(publicKey)}"}`)));
+}
 
 // DID Core §3.1: did = "did:" method-name ":" method-specific-id; method-name = 1*method-char (%x61-7A / DIGIT);
 // method-specific-id = *( *idchar ":" ) 1*idchar; idchar = ALPHA / DIGIT / "." / "-" / "_" / pct-encoded.

@@ -27,6 +27,7 @@ export {
 export { nonceMinter, nonceIssuedAt, type NonceMinter } from "./challenge.js";
 export {
   validateIdentityId,
+  keyThumbprint,
   MemoryIdentityRegistry,
   publicKeyFromDidDocument,
   publicKeysFromDidDocument,

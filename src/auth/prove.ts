@@ -21,7 +21,7 @@ import { constantTimeEqual } from "../bytes/bytes.js";
 import { fromHex } from "../bytes/hex.js";
 import { nonceIssuedAt, nonceMinter, MAX_ISSUED_SECONDS, MAX_LANES, type NonceMinter } from "./challenge.js";
 import { AuthError } from "./errors.js";
-import { validateIdentityId as defaultValidateIdentityId, type IdentityResolver } from "./identity.js";
+import { keyThumbprint, validateIdentityId as defaultValidateIdentityId, type IdentityResolver } from "./identity.js";
 import { parseDuration, type JwtService } from "./jwt.js";
 import { hashNonce, isNonce, parseSignedNonce } from "./nonce.js";
 import { verifyEd25519Strict } from "./primitives.js";
@@ -161,10 +161,11 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
     return new AuthError("INVALID_PROOF", "the signature matches no live nonce of this identity: request a new nonce and sign it", { path: "signedNonce" });
   }
 
-  function signedBy(keys: readonly Uint8Array[], nonce: string, signature: Uint8Array): boolean {
+  /** The key among `keys` that signed `nonce`, if one did. */
+  function signedBy(keys: readonly Uint8Array[], nonce: string, signature: Uint8Array): Uint8Array | undefined {
     const digest = hashNonce(nonce);
-    for (const key of keys) if (verifyEd25519Strict(key, digest, signature)) return true;
-    return false;
+    for (const key of keys) if (verifyEd25519Strict(key, digest, signature)) return key;
+    return undefined;
   }
 
   /** The (second, lane) pairs a nonce-less proof is tried against, likeliest first, within the verification budget. */
@@ -212,6 +213,7 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
       const mint = await getMinter();
       const current = Math.floor(now() / 1000);
       let matched: string | undefined;
+      let signer: Uint8Array | undefined;
       let issued = 0;
       let lane = 0;
       if (nonce !== undefined) {
@@ -219,11 +221,13 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
         // Ours and for this identity (the MAC), before any signature work.
         if (lane >= MAX_LANES || !constantTimeEqual(fromHex(mint.nonce(id, issued, lane)), fromHex(nonce))) throw refused();
         if (!live(issued, current)) throw new AuthError("NONCE_EXPIRED_OR_USED", "the nonce has expired: request a new one", { path: "nonce" });
-        if (signedBy(keys, nonce, signature)) matched = nonce;
+        signer = signedBy(keys, nonce, signature);
+        if (signer !== undefined) matched = nonce;
       } else {
         for (const [second, candidateLane] of candidates(id, current, keys.length)) {
           const candidate = mint.nonce(id, second, candidateLane);
-          if (signedBy(keys, candidate, signature)) {
+          signer = signedBy(keys, candidate, signature);
+          if (signer !== undefined) {
             matched = candidate;
             issued = second;
             lane = candidateLane;
@@ -231,13 +235,14 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
           }
         }
       }
-      if (matched === undefined) throw refused();
+      if (matched === undefined || signer === undefined) throw refused();
       const expiresAt = (issued + lifetime + NONCE_CLOCK_SKEW_SECONDS) * 1000;
       const redeemed = await storeCall(() => store.redeemNonce(matched, expiresAt));
       // Either way the lane is taken now: the next GET of this second hands out the next one.
       lanes.mark(id, issued, lane, issued + lifetime + NONCE_CLOCK_SKEW_SECONDS);
       if (!redeemed) throw new AuthError("NONCE_EXPIRED_OR_USED", "this nonce was used already: request a new one", { path: "nonce" });
-      return jwt.issue(id, options.claims?.(id));
+      // Bound to the key that signed (RFC 7800 cnf.jkt): a guarded verifier refuses the token once that key is gone.
+      return jwt.issue(id, { ...options.claims?.(id), cnf: { jkt: keyThumbprint(signer) } });
     },
   };
 }

@@ -1,16 +1,20 @@
 // JWTs that stop working before they expire: revoked by their id (kept in a store every instance reads), or issued to an
 // identity that is no longer registered. guardJwt wraps a JwtService so that every verification checks both.
-import { utf8 } from "../bytes/bytes.js";
+import { constantTimeEqual, utf8 } from "../bytes/bytes.js";
 import { base64urlDecode } from "./base64url.js";
 import { AuthError } from "./errors.js";
-import type { IdentityResolver } from "./identity.js";
+import { keyThumbprint, type IdentityResolver } from "./identity.js";
 import type { JwtClaims, JwtService } from "./jwt.js";
 import type { TokenRevocations } from "./store.js";
 
 export interface JwtGuardOptions {
   /** Where revocations are kept and read (the node's NodeStore, or a MemoryNonceStore). */
   revocations?: TokenRevocations;
-  /** When given, a token whose subject this resolver no longer knows is refused (TOKEN_SUBJECT_UNKNOWN). */
+  /**
+   * When given, a token whose subject this resolver no longer knows is refused (TOKEN_SUBJECT_UNKNOWN), and so is one
+   * bound to a key (`cnf.jkt`, as prove-ownership issues them) that is no longer among the subject's keys
+   * (TOKEN_KEY_UNKNOWN): rotating a key out ends the sessions it opened.
+   */
   resolver?: IdentityResolver;
   /** Clock in milliseconds (default Date.now). */
   now?: () => number;
@@ -79,7 +83,17 @@ export async function revokeJwt(revocations: Pick<TokenRevocations, "revokeToken
   return { jti, expiresAt };
 }
 
-/** Wraps `jwt` so that verify also refuses revoked tokens (TOKEN_REVOKED) and unregistered subjects (TOKEN_SUBJECT_UNKNOWN). */
+/** The key thumbprint a token is bound to (its `cnf.jkt` claim), if any. */
+function boundKey(claims: JwtClaims): string | undefined {
+  const cnf = claims.cnf;
+  const jkt = typeof cnf === "object" && cnf !== null ? (cnf as { jkt?: unknown }).jkt : undefined;
+  return typeof jkt === "string" ? jkt : undefined;
+}
+
+/**
+ * Wraps `jwt` so that verify also refuses revoked tokens (TOKEN_REVOKED), unregistered subjects (TOKEN_SUBJECT_UNKNOWN)
+ * and tokens bound to a key their subject no longer has (TOKEN_KEY_UNKNOWN).
+ */
 export function guardJwt(jwt: JwtService, options: JwtGuardOptions = {}): GuardedJwtService {
   const { revocations, resolver } = options;
   const now = options.now ?? Date.now;
@@ -104,6 +118,10 @@ export function guardJwt(jwt: JwtService, options: JwtGuardOptions = {}): Guarde
           throw new AuthError("IDENTITY_RESOLUTION_FAILED", "the token's identity could not be resolved", { cause: error });
         }
         if (keys === undefined || keys.length === 0) throw new AuthError("TOKEN_SUBJECT_UNKNOWN", "the identity this token was issued to is no longer registered", { path: "payload.sub" });
+        const bound = boundKey(claims);
+        if (bound !== undefined && !keys.some((key) => constantTimeEqual(utf8.encode(keyThumbprint(key)), utf8.encode(bound)))) {
+          throw new AuthError("TOKEN_KEY_UNKNOWN", "the key that proved ownership for this token is no longer registered for its identity", { path: "payload.cnf.jkt" });
+        }
       }
       return claims;
     },
