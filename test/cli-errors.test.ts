@@ -75,6 +75,16 @@ describe("keygen --hrp takes only the Chrysalis human-readable parts", () => {
   });
 });
 
+describe("serve's limit flags are checked before anything starts", () => {
+  it("a --trust-proxy that is not an address or a CIDR block is a usage mistake naming it", () => {
+    for (const bad of ["foo", "10.0.0.0/33", "::1/129"]) {
+      const r = chrysalis(["serve", "--in-memory", "--port", "0", "--trust-proxy", `127.0.0.1,${bad}`]);
+      expect(r.code).toBe(2);
+      expect(oneLine(r.stderr)).toContain(`trusted proxy ${JSON.stringify(bad)} is not an address or a CIDR block`);
+    }
+  });
+});
+
 describe("message --network and --min-score check the message in every action", () => {
   it("decode, id and encode refuse another network's message; the right network passes", () => {
     for (const action of ["decode", "id", "validate"]) {

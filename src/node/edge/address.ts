@@ -65,6 +65,8 @@ export function widerKeys(address: string): string[] {
 export class TrustedProxies {
   readonly #list = new BlockList();
   readonly size: number;
+  /** The entries as given (trimmed). */
+  readonly entries: readonly string[];
 
   constructor(entries: readonly string[]) {
     for (const entry of entries) {
@@ -78,6 +80,7 @@ export class TrustedProxies {
       this.#list.addSubnet(address, prefix, family);
     }
     this.size = entries.length;
+    this.entries = entries.map((e) => e.trim());
   }
 
   has(address: string): boolean {

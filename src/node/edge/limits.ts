@@ -2,6 +2,7 @@
 // timeouts, and which proxies may name the client. Defaults fit a node on the public internet; resolveLimits checks a
 // partial configuration against the bounds below and fills in the rest.
 import { ProtocolError } from "../../bytes/errors.js";
+import { TrustedProxies } from "./address.js";
 
 /**
  * The kinds of work a client's requests are counted against, each with its own token bucket per client:
@@ -50,6 +51,9 @@ export const DEFAULT_RATES: Readonly<Record<RateClass, RateLimit>> = {
   pow: { perSecond: 1, burst: 10 },
 };
 
+/** The largest JSON request body by default (the handler's default too). */
+export const DEFAULT_MAX_JSON_BYTES = 256 * 1024;
+
 export const DEFAULT_LIMITS: EdgeLimits = {
   rates: DEFAULT_RATES,
   maxTrackedClients: 100_000,
@@ -59,7 +63,7 @@ export const DEFAULT_LIMITS: EdgeLimits = {
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 65_000,
   maxHeaderBytes: 16 * 1024,
-  maxJsonBytes: 256 * 1024,
+  maxJsonBytes: DEFAULT_MAX_JSON_BYTES,
   trustProxy: [],
   shutdownGraceMs: 10_000,
 };
@@ -106,7 +110,8 @@ export function resolveLimits(input: EdgeLimitsInput = {}): EdgeLimits {
     keepAliveTimeoutMs: integer(pick("keepAliveTimeoutMs"), "keepAliveTimeoutMs", 60_000, 3_600_000),
     maxHeaderBytes: integer(pick("maxHeaderBytes"), "maxHeaderBytes", 1024, 16 * 1024),
     maxJsonBytes: integer(pick("maxJsonBytes"), "maxJsonBytes", 1024, 64 * 1024 * 1024),
-    trustProxy: [...pick("trustProxy")],
+    // TrustedProxies refuses what is not an address or a CIDR block, naming it.
+    trustProxy: new TrustedProxies(pick("trustProxy")).entries,
     shutdownGraceMs: integer(pick("shutdownGraceMs"), "shutdownGraceMs", 0, 3_600_000),
   };
   return limits;

@@ -62,7 +62,10 @@ export function createLogger(options: LogOptions = {}): Logger {
   if (destination === undefined) {
     // A terminal is written line by line; anything else (a file, a pipe to a collector) in blocks.
     const stdout = pino.destination({ dest: 1, sync: pretty, minLength: pretty ? 0 : 4096 });
-    if (!pretty) setInterval(() => stdout.flush(), FLUSH_INTERVAL_MS).unref();
+    if (!pretty) {
+      const timer = setInterval(() => stdout.flush(), FLUSH_INTERVAL_MS).unref();
+      stdout.once("close", () => clearInterval(timer));
+    }
     destination = stdout;
   }
   return pino(

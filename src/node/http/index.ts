@@ -1,5 +1,6 @@
 // The node's HTTP handler: the REST API v1 and, when configured, prove-ownership and verify-jwt, over one router.
 // Routes and shapes are listed in README.md; errors are {"error":{"code":"<status>","message","reason","path"}}.
+import { DEFAULT_MAX_JSON_BYTES } from "../edge/limits.js";
 import { ProtocolError } from "../../bytes/errors.js";
 import { bearerToken, type JwtService } from "../../auth/index.js";
 import type { ChrysalisNode } from "../pipeline.js";
@@ -29,7 +30,7 @@ export interface HandlerOptions {
   onInternalError?: (error: unknown) => void;
 }
 
-export const DEFAULT_MAX_JSON_BYTES = 256 * 1024;
+export { DEFAULT_MAX_JSON_BYTES };
 
 /** Builds the handler for a node (and, when configured, the prove-ownership service and JWT check). */
 export function createHandler(node: ChrysalisNode, options: HandlerOptions = {}): Handler {
