@@ -2,7 +2,7 @@
 // log and the metrics, which serve() applies to each connection and request. Rate classes are picked by route name, so
 // the routes themselves know nothing of limits.
 import type { Logger } from "pino";
-import { constantTimeEqual } from "../../bytes/bytes.js";
+import { secretMatcher } from "../../crypto/sha256.js";
 import { NodeError } from "../errors.js";
 import type { EdgeGate } from "../http/router.js";
 import { clientKey, normalizeAddress, TrustedProxies, WIDER_PREFIXES, widerKeys } from "./address.js";
@@ -84,8 +84,6 @@ const DEFAULT_ROUTE_CLASSES: Readonly<Record<string, RateClass>> = {
 // Prove-ownership routes added elsewhere (the Integration Services paths) count as the same work.
 const PROVE_OWNERSHIP = /(?:^|[./:-])prove-ownership$/;
 
-const encoder = new TextEncoder();
-
 export function createEdge(options: EdgeOptions = {}): Edge {
   const limits = resolveLimits(options.limits);
   const trusted = new TrustedProxies(limits.trustProxy);
@@ -93,7 +91,7 @@ export function createEdge(options: EdgeOptions = {}): Edge {
   const logger = options.log === false || options.log === undefined ? undefined : "info" in options.log && typeof options.log.info === "function" ? (options.log as Logger) : createLogger(options.log as LogOptions);
   const metricsOption = options.metrics ?? false;
   const metrics = metricsOption === false ? undefined : createMetrics();
-  const token = typeof metricsOption === "object" && metricsOption.token !== undefined ? encoder.encode(metricsOption.token) : undefined;
+  const tokenMatches = typeof metricsOption === "object" && metricsOption.token !== undefined ? secretMatcher(metricsOption.token) : undefined;
   const classes = { ...DEFAULT_ROUTE_CLASSES, ...options.routeClasses };
   const connections = new ConnectionCount();
 
@@ -158,9 +156,8 @@ export function createEdge(options: EdgeOptions = {}): Edge {
       };
     },
     metricsAllowed(authorization) {
-      if (token === undefined) return true;
-      const given = authorization?.startsWith("Bearer ") ? encoder.encode(authorization.slice(7).trim()) : new Uint8Array(0);
-      return constantTimeEqual(given, token);
+      if (tokenMatches === undefined) return true;
+      return authorization?.startsWith("Bearer ") === true && tokenMatches(authorization.slice(7).trim());
     },
     record(record) {
       metrics?.request(record.method, record.route, record.status, record.ms / 1000);

@@ -3,8 +3,7 @@
 // them, at /api/v0.1/authentication/…; both take the `api-key` query parameter IS clients always send. Nothing here is
 // cacheable (Cache-Control: no-store on every answer, errors included), and HEAD is refused: a GET issues a nonce.
 import { ProtocolError } from "../../bytes/errors.js";
-import { constantTimeEqual } from "../../bytes/bytes.js";
-import { sha256 } from "../../crypto/sha256.js";
+import { secretMatcher } from "../../crypto/sha256.js";
 import { AuthError, type JwtService } from "../../auth/index.js";
 import { NodeError } from "../errors.js";
 import { decodeParam, json, readJson, type Route, type RouteCall } from "./router.js";
@@ -43,13 +42,11 @@ const JSONWEBTOKEN_MESSAGE: Partial<Record<string, string>> = {
 };
 
 export function authRoutes(options: AuthRouteOptions): Route[] {
-  const expected = options.apiKey === undefined ? undefined : sha256(new TextEncoder().encode(options.apiKey));
+  const apiKeyMatches = options.apiKey === undefined ? undefined : secretMatcher(options.apiKey);
 
-  // Compared as SHA-256 digests in constant time, so neither the key's bytes nor its length leak through timing.
   function checkApiKey(url: URL): void {
-    if (expected === undefined) return;
-    const given = url.searchParams.get("api-key") ?? "";
-    if (!constantTimeEqual(sha256(new TextEncoder().encode(given)), expected)) throw new NodeError("INVALID_API_KEY", "no valid api key provided!", { path: "api-key" });
+    if (apiKeyMatches === undefined) return;
+    if (!apiKeyMatches(url.searchParams.get("api-key") ?? "")) throw new NodeError("INVALID_API_KEY", "no valid api key provided!", { path: "api-key" });
   }
 
   function bodyField(body: unknown, key: string, what: string): string {
