@@ -84,3 +84,11 @@ export function statusOf(error: unknown): number {
 }
 
 export { abortError, isAbortError } from "../bytes/errors.js";
+
+/** Seconds a client is told to wait after a request refused by a node that is stopping (a restart, typically). */
+export const SHUTDOWN_RETRY_AFTER_SECONDS = 5;
+
+/** The answer to anything that arrives while the node stops: 503 SHUTTING_DOWN with a Retry-After. */
+export function shuttingDown(): NodeError {
+  return new NodeError("SHUTTING_DOWN", "the node is shutting down; try again shortly", { retryAfter: SHUTDOWN_RETRY_AFTER_SECONDS });
+}

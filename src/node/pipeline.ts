@@ -11,7 +11,7 @@ import { partialMessageFromJson, type NodeInfoJson, type PartialMessage } from "
 import type { Message, MilestonePayload } from "../model/types.js";
 import { isBelowMaxDepth, rootsPassedOn } from "./cone.js";
 import { createMiner, powDigest, powScore, searchNonce, targetZeros, type Miner } from "../pow/index.js";
-import { abortError, isAbortError, NodeError } from "./errors.js";
+import { abortError, isAbortError, NodeError, shuttingDown } from "./errors.js";
 import { checkLedgerState, checkSpend, ledgerMutation, ledgerOutput, EMPTY_BALANCE, type MemoryLedger } from "./ledger.js";
 import type {
   ConeRoots,
@@ -191,13 +191,6 @@ export interface ChrysalisNode {
 }
 
 export const NODE_VERSION = "0.1.0";
-
-/** Seconds a client is told to wait after a submission refused by a node that is stopping (a restart, typically). */
-const SHUTDOWN_RETRY_AFTER_SECONDS = 5;
-
-function shuttingDown(): NodeError {
-  return new NodeError("SHUTTING_DOWN", "the node is shutting down; try again shortly", { retryAfter: SHUTDOWN_RETRY_AFTER_SECONDS });
-}
 
 /** Creates a node: the submission pipeline over a store, an optional ledger and a shared miner pool. */
 export function createNode(options: NodeOptions = {}): ChrysalisNode {

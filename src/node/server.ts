@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Server as NetServer, type AddressInfo, type Socket } from "node:net";
 import { Readable, type Duplex } from "node:stream";
 import { createEdge, type Edge } from "./edge/index.js";
+import { shuttingDown } from "./errors.js";
 import type { Handler, RequestContext } from "./http/index.js";
 import { Answer, routerAnswers, type Reply } from "./http/router.js";
 import { NodeRequest } from "./node-request.js";
@@ -61,7 +62,6 @@ const MAX_DRAIN = 1 << 20;
 const FINAL_ANSWER_MS = 5000;
 // A refused connection's answer gets this long to leave before the socket is destroyed.
 const REFUSED_LINGER_MS = 1000;
-const SHUTDOWN_RETRY_AFTER_SECONDS = 5;
 
 const REASON: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 429: "Too Many Requests", 431: "Request Header Fields Too Large", 503: "Service Unavailable" };
 
@@ -195,7 +195,8 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
       res.once("close", finish);
 
       if (draining) {
-        answerJson(res, 503, errorBody(503, "SHUTTING_DOWN", "the node is shutting down; try again shortly"), { "retry-after": String(SHUTDOWN_RETRY_AFTER_SECONDS), connection: "close" });
+        const refusal = shuttingDown();
+        answerJson(res, refusal.status, errorBody(refusal.status, refusal.code, refusal.message), { "retry-after": String(refusal.retryAfter), connection: "close" });
         return;
       }
       const refused = edge.admitRequest(key);
@@ -304,7 +305,10 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
         socket.end(rawAnswer(status, reason, message, retryAfter));
         setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
       };
-      if (draining) return refuse(503, "SHUTTING_DOWN", "the node is shutting down; try again shortly", SHUTDOWN_RETRY_AFTER_SECONDS);
+      if (draining) {
+        const refusal = shuttingDown();
+        return refuse(refusal.status, refusal.code, refusal.message, refusal.retryAfter!);
+      }
       const client = edge.clientAddress((socket as Socket).remoteAddress, req.headers["x-forwarded-for"]);
       const key = edge.clientKey(client);
       const refused = edge.admitRequest(key);
