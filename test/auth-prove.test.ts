@@ -160,6 +160,27 @@ describe("each nonce works within its lifetime (default 30 s, configurable)", ()
     await expect(service.prove(alice.id, late)).resolves.toBeTypeOf("string");
   });
 
+  it("a signature-only proof is found while the verification budget reaches back to it: ~62 s with one key, 6 s with eight", async () => {
+    const { service, alice, registry, clock } = setup({ lifetime: "5m" });
+    const signedAt = async (ageSeconds: number): Promise<[string, string]> => {
+      const nonce = await service.issueNonce(alice.id);
+      clock.advance(ageSeconds);
+      return [nonce, signNonce(nonce, alice.secretKey)];
+    };
+    let [, signed] = await signedAt(62);
+    await expect(service.prove(alice.id, signed)).resolves.toBeTypeOf("string");
+    let nonce: string;
+    [nonce, signed] = await signedAt(63);
+    await rejects(service.prove(alice.id, signed), "INVALID_PROOF", 401);
+    // Named, the same nonce is checked directly for its whole lifetime.
+    await expect(service.prove(alice.id, signed, nonce)).resolves.toBeTypeOf("string");
+    for (let i = 0; i < 7; i++) registry.add(alice.id, generateIdentityKeyPair().publicKey);
+    [, signed] = await signedAt(6);
+    await expect(service.prove(alice.id, signed)).resolves.toBeTypeOf("string");
+    [, signed] = await signedAt(7);
+    await rejects(service.prove(alice.id, signed), "INVALID_PROOF", 401);
+  });
+
   it("an expired nonce named in the POST is refused as expired", async () => {
     const { service, alice, clock } = setup();
     const nonce = await service.issueNonce(alice.id);
