@@ -1,12 +1,15 @@
 // The built package in the bundlers users run: every entry point builds with esbuild (browser entries for the
-// browser, chrysalis-core/node and the CLI for Node) and with Vite without a warning; a minified browser bundle has no
+// browser, chrysalis-core/node and the CLI for Node), with Vite and with webpack 5 without a warning; a minified browser bundle has no
 // Node built-in left in it for a later bundler to trip on; and three bundles stay inside their size budgets.
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { build, type Message } from "esbuild";
 import { build as viteBuild, createLogger } from "vite";
 import { describe, expect, it } from "vitest";
+import webpack, { type Stats } from "webpack";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const BROWSER_ENTRIES = { "chrysalis-core": "dist/index.js", "chrysalis-core/pow": "dist/pow/index.js", "chrysalis-core/auth": "dist/auth/index.js", "chrysalis-core/client": "dist/client/index.js" };
@@ -59,6 +62,32 @@ describe("Vite (Rollup's interface) builds every browser entry point without war
     const chunks = (Array.isArray(output) ? output : [output]).flatMap((o) => ("output" in o ? o.output : []));
     const entries = chunks.filter((c) => c.type === "chunk" && c.isEntry);
     expect(entries.map((c) => c.name).sort()).toEqual(["chrysalis_core", "chrysalis_core_auth", "chrysalis_core_client", "chrysalis_core_pow"]);
+  }, 120_000);
+});
+
+describe("webpack 5 builds every browser entry point without warnings", () => {
+  it("one production build of chrysalis-core, /pow, /auth and /client, each entry using every export", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "chrysalis-webpack-"));
+    try {
+      const entry: Record<string, string> = {};
+      for (const [name, file] of Object.entries(BROWSER_ENTRIES)) {
+        const key = name.replace(/\W/g, "_");
+        // Each entry keeps every export alive, so that tree shaking cannot hide a module webpack would trip on.
+        writeFileSync(join(dir, `${key}.mjs`), `import * as m from ${JSON.stringify(`${root}${file}`)};\nglobalThis.m = m;\n`);
+        entry[key] = `./${key}.mjs`;
+      }
+      const stats = await new Promise<Stats>((resolve, reject) =>
+        webpack({ context: dir, mode: "production", target: "web", entry, output: { path: join(dir, "out"), filename: "[name].js" } }, (error, result) => (error ? reject(error) : resolve(result!))),
+      );
+      const info = stats.toJson({ all: false, errors: true, warnings: true, assets: true });
+      expect(info.errors?.map((e) => e.message) ?? []).toEqual([]);
+      expect(info.warnings?.map((w) => w.message) ?? []).toEqual([]);
+      const assets = new Map((info.assets ?? []).map((a) => [a.name, a.size]));
+      // Whole entries, not tree-shaken stubs: the root entry alone is tens of kilobytes.
+      for (const key of Object.keys(entry)) expect(assets.get(`${key}.js`) ?? 0).toBeGreaterThan(20_000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 });
 
