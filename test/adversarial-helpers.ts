@@ -1,14 +1,11 @@
 // Tools for the adversarial suites: HTTP from a chosen loopback source address (attackers on 127.0.0.2 …, the victim on
 // 127.0.0.1), raw sockets for slow or oversized requests, and `chrysalis serve` as a child process on an ephemeral port
 // that every test stops, also when it fails.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { connect, type Socket } from "node:net";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { CLI, startServe as startProcess, type ServeProcess } from "./serve-process.js";
 
-export const root = fileURLToPath(new URL("..", import.meta.url));
-export const bin = join(root, "dist/cli/main.js");
+export const bin = CLI;
 
 export interface Answer {
   status: number;
@@ -82,53 +79,11 @@ export function rawConnection(port: number, from = "127.0.0.1"): Promise<{ socke
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export interface Child {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly url: string;
-  readonly port: number;
-  stdout(): string;
-  stderr(): string;
-  /** Resolves with the exit code once the process has exited. */
-  readonly exited: Promise<number | null>;
-  /** SIGKILL if still running (for finally blocks). */
-  kill(): Promise<void>;
-}
+export type Child = ServeProcess;
 
-/** Starts `chrysalis serve` with `args` on 127.0.0.1:0 and waits for its listening line (at most `ms`). */
-export async function startServe(args: string[], env: Record<string, string> = {}, ms = 20_000): Promise<Child> {
+/** Starts `chrysalis serve` with `args` on 127.0.0.1:0, in memory unless `args` name a storage (at most `ms` to start). */
+export function startServe(args: string[], env: Record<string, string> = {}, ms = 20_000): Promise<Child> {
   // serve keeps its store in ./chrysalis-data by default; these nodes live for one test and leave nothing behind.
   const storage = args.some((a) => a === "--data-dir" || a === "--database" || a === "--in-memory") ? [] : ["--in-memory"];
-  const child = spawn(process.execPath, [bin, "serve", "--port", "0", ...storage, ...args], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...env } });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const kill = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGKILL");
-      await exited;
-    }
-  };
-  try {
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`serve did not start in ${ms} ms: ${err}`)), ms);
-      const check = (): void => {
-        const m = /listening on (http:\/\/[^ "]+)/.exec(out);
-        if (m !== null) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      };
-      child.stdout.on("data", check);
-      void exited.then((code) => {
-        clearTimeout(timer);
-        reject(new Error(`serve exited with ${code}: ${err}`));
-      });
-    });
-    return { child, url, port: Number(new URL(url).port), stdout: () => out, stderr: () => err, exited, kill };
-  } catch (error) {
-    await kill();
-    throw error;
-  }
+  return startProcess([...storage, ...args], env, ms);
 }

@@ -1,21 +1,26 @@
 // Issue #11 with `chrysalis serve` as a child process and real signals: graceful shutdown answers every submission
 // waiting for PoW (zero connection resets), SIGHUP re-reads the identities and refuses JWTs of removed identities,
 // revocation through the library API, the access log (no secrets) and the metrics. PoW fairness runs in-process.
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { MemoryIdentityRegistry, generateIdentityKeyPair, signNonce } from "../src/auth/index.js";
 import { startNode as startSetup } from "../src/cli/setup.js";
 import { PowQueue } from "../src/node/index.js";
-import { agentFrom, call, postJson, rawConnection, sleep, startServe } from "./adversarial-helpers.js";
+import { agentFrom, bin, call, postJson, rawConnection, sleep, startServe } from "./adversarial-helpers.js";
 import { indexationJson, startNode, until } from "./node-helpers.js";
+import { tempDir as storeTempDir } from "./store-helpers.js";
 
 const PROVE = "/authentication/prove-ownership/";
 const SECRET = "a jwt secret of at least thirty-two bytes, for tests";
 
+const dirs: { remove(): void }[] = [];
+afterAll(() => dirs.forEach((d) => d.remove()));
+
 function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "chrysalis-adv-"));
+  const dir = storeTempDir("adv");
+  dirs.push(dir);
+  return dir.path;
 }
 
 async function login(url: string, id: string, secretKey: string, from = "127.0.0.1"): Promise<string> {
@@ -138,7 +143,6 @@ describe("revocation: SIGHUP re-reads the identities; removed identities' JWTs a
 
   it("chrysalis auth revoke needs the store the node uses, and names what to give", async () => {
     const { spawnSync } = await import("node:child_process");
-    const { bin } = await import("./adversarial-helpers.js");
     const env = { ...process.env };
     delete env.CHRYSALIS_DATABASE_URL;
     const bare = spawnSync(process.execPath, [bin, "auth", "revoke", "some-jti"], { encoding: "utf8", timeout: 20_000, env });
@@ -153,7 +157,6 @@ describe("revocation: SIGHUP re-reads the identities; removed identities' JWTs a
     const dir = tempDir();
     writeFileSync(join(dir, "ids.json"), "{}");
     const { spawnSync } = await import("node:child_process");
-    const { bin } = await import("./adversarial-helpers.js");
     const env = { ...process.env };
     delete env.CHRYSALIS_JWT_SECRET;
     const r = spawnSync(process.execPath, [bin, "serve", "--port", "0", "--identities", join(dir, "ids.json")], { encoding: "utf8", timeout: 20_000, env });

@@ -10,9 +10,14 @@ export const CLI = join(root, "dist/cli/main.js");
 
 export interface ServeProcess {
   readonly url: string;
+  readonly port: number;
   readonly child: ChildProcess;
-  /** Everything it printed so far (stdout and stderr). */
+  /** Everything it printed so far (stdout and stderr), and each stream alone. */
   output(): string;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code once the process has exited. */
+  readonly exited: Promise<number | null>;
   /** Milliseconds from spawn to its "listening on" line. */
   readonly startMs: number;
   /** SIGKILL, and waits for the exit. */
@@ -33,6 +38,8 @@ export function startServe(args: readonly string[], env: Record<string, string> 
     resolve(code);
   }));
   let out = "";
+  let stdout = "";
+  let stderr = "";
   return new Promise<ServeProcess>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
@@ -40,15 +47,20 @@ export function startServe(args: readonly string[], env: Record<string, string> 
     }, timeoutMs);
     const onData = (chunk: Buffer): void => {
       out += chunk.toString();
+      stdout += chunk.toString();
       const m = /listening on (http:\/\/[^ \s]+)/.exec(out);
       if (m !== null) {
         clearTimeout(timer);
         const startMs = performance.now() - started;
         resolve({
           url: m[1]!,
+          port: Number(new URL(m[1]!).port),
           child,
           startMs,
           output: () => out,
+          stdout: () => stdout,
+          stderr: () => stderr,
+          exited,
           async kill() {
             if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
             await exited;
@@ -61,7 +73,10 @@ export function startServe(args: readonly string[], env: Record<string, string> 
       }
     };
     child.stdout!.on("data", onData);
-    child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      stderr += chunk.toString();
+    });
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`serve exited (${code}) before listening: ${out}`));

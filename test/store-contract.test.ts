@@ -4,8 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ProtocolError } from "../src/bytes/errors.js";
 import { STORE_SCHEMA_VERSION, ZERO_MESSAGE_ID, type MilestoneApplication, type NodeStore, type StoreOpenOptions } from "../src/node/index.js";
-import {
-  GENESIS_OUTPUT,
+import { GENESIS_OUTPUT,
   NETWORK,
   dustAllowance,
   genesisOf,
@@ -21,6 +20,7 @@ import {
   type EngineOptions,
   type Storage,
   type Wallet,
+  refusal,
 } from "./store-helpers.js";
 import type { Output } from "../src/model/types.js";
 
@@ -32,15 +32,6 @@ const engines: { engine: Engine | undefined; name: string }[] = [
   { engine: lmdbEngine, name: "lmdb" },
   { engine: serverUrl === undefined ? undefined : postgresEngine(serverUrl), name: "postgres" },
 ];
-
-async function refusal(work: Promise<unknown>): Promise<ProtocolError> {
-  const error = await work.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, "expected a refusal").toBeInstanceOf(ProtocolError);
-  return error as ProtocolError;
-}
 
 function sorted(ids: readonly string[]): string[] {
   return [...ids].sort();

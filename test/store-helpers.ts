@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { inject } from "vitest";
+import { expect, inject } from "vitest";
+import { ProtocolError } from "../src/bytes/errors.js";
 import { toHex } from "../src/bytes/hex.js";
 import { encodeMessage } from "../src/model/codec.js";
 import { messageId, networkId, outputId, transactionId } from "../src/model/ids.js";
@@ -222,4 +223,14 @@ export function postgresEngine(serverUrl: string): Engine {
       };
     },
   };
+}
+
+/** The ProtocolError `work` is refused with (failing the test when it succeeds or fails otherwise). */
+export async function refusal(work: Promise<unknown>): Promise<ProtocolError> {
+  const error = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, "expected a refusal").toBeInstanceOf(ProtocolError);
+  return error as ProtocolError;
 }

@@ -6,20 +6,10 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmdirSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ProtocolError } from "../src/bytes/errors.js";
 import { encodeMessage } from "../src/model/codec.js";
 import { messageId } from "../src/model/ids.js";
 import { createEdge, createHandler, createNode, LmdbStore, serve, ZERO_MESSAGE_ID, type NodeStore } from "../src/node/index.js";
-import { indexation, NETWORK, NETWORK_ID, parentsOf, tempDir } from "./store-helpers.js";
-
-async function refusal(work: Promise<unknown>): Promise<ProtocolError> {
-  const error = await work.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, "expected a refusal").toBeInstanceOf(ProtocolError);
-  return error as ProtocolError;
-}
+import { indexation, NETWORK, NETWORK_ID, parentsOf, tempDir, refusal } from "./store-helpers.js";
 
 describe("the embedded store keeps its secrets (the coordinator's seed, the nonce MAC key) to its owner", () => {
   const dir = tempDir("lmdb-modes");

@@ -5,19 +5,10 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProtocolError } from "../src/bytes/errors.js";
 import { createHandler, createNode, PostgresStore, serve, ZERO_MESSAGE_ID, type MilestoneApplication } from "../src/node/index.js";
-import { createTestDatabase, GENESIS_OUTPUT, genesisOf, indexation, NETWORK, postgresUrl, single, spend, wallet, type TestDatabase } from "./store-helpers.js";
+import { createTestDatabase, GENESIS_OUTPUT, genesisOf, indexation, NETWORK, postgresUrl, single, spend, wallet, type TestDatabase, refusal } from "./store-helpers.js";
 
 const MI = 1_000_000;
 const serverUrl = postgresUrl();
-
-async function refusal(work: Promise<unknown>): Promise<ProtocolError> {
-  const error = await work.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, "expected a refusal").toBeInstanceOf(ProtocolError);
-  return error as ProtocolError;
-}
 
 describe.skipIf(serverUrl === undefined)("PostgreSQL: two instances on one database", () => {
   let db: TestDatabase;
