@@ -338,6 +338,15 @@ describe("the partial submission form: networkId, parentMessageIds and nonce may
   });
 });
 
+describe("a message that breaks several rules is refused for the one a full validation names first", () => {
+  it("refuses a message over 32768 bytes for its size even when its parents are also out of order", () => {
+    const parents = [...clone(table.base).parentMessageIds].reverse();
+    const json = { ...clone(table.base), parentMessageIds: parents, payload: { type: 2, index: "00", data: "ab".repeat(32768) } };
+    expectProtocolError(() => messageFromJson(json), "LENGTH_OUT_OF_RANGE", { path: "" });
+    expectProtocolError(() => messageFromJson({ ...json, payload: { type: 2, index: "00", data: "ab" } }), "NOT_SORTED", { path: "parentMessageIds[1]" });
+  });
+});
+
 describe("u64 strings are checked on every call, whatever was parsed before", () => {
   it("rejects an empty or signed networkId even right after a valid one, and parses repeated ones alike", () => {
     const base = clone(table.base);
