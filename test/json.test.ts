@@ -11,6 +11,8 @@ import { decodeMessage, encodeMessage, encodePayload } from "../src/model/codec.
 import type { TransactionPayload } from "../src/model/types.js";
 import { messageId } from "../src/model/ids.js";
 import { messageFromJson, messageToJson, partialMessageFromJson, payloadFromJson, type MessageJson } from "../src/model/json.js";
+import { MAX_U64 } from "../src/bytes/limits.js";
+import { MAX_U64_HIGH, MAX_U64_LOW, TEN_TO_LOW } from "../src/model/runtime.js";
 import { arbMessage } from "./arbitraries.js";
 import { expectProtocolError, hex, loadVectors, toHexString } from "./helpers.js";
 
@@ -87,6 +89,20 @@ describe("networkId and nonce are decimal strings of a u64", () => {
   });
   it("reads leading zeros as the same number (as the reference node does)", () => {
     expect(messageFromJson({ ...clone(table.base), nonce: "000123" }).nonce).toBe(123n);
+  });
+  it("reads every decimal of 1 to 20 digits as BigInt does, and refuses each above 2^64 − 1 as exceeding a u64", () => {
+    expect(TEN_TO_LOW * BigInt(MAX_U64_HIGH) + BigInt(MAX_U64_LOW)).toBe(MAX_U64);
+    const base = clone(table.base);
+    const edges = ["18446744073709551614", "18446744073709551616", "18446744073709551625", "18447000000000000000", "18445999999999999999", "99999999999999999999", "00000000000000000001", "1000000000000000", "999999999999999"];
+    const digits = fc.integer({ min: 1, max: 20 }).chain((n) => fc.stringMatching(new RegExp(`^[0-9]{${n}}$`)));
+    fc.assert(
+      fc.property(fc.oneof(fc.constantFrom(...edges), digits, fc.bigInt({ min: 0n, max: MAX_U64 }).map(String)), (text) => {
+        const value = BigInt(text);
+        if (value <= MAX_U64) expect(messageFromJson({ ...base, nonce: text }).nonce).toBe(value);
+        else expectProtocolError(() => messageFromJson({ ...base, nonce: text }), "VALUE_OUT_OF_RANGE", { path: "nonce" });
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
@@ -319,6 +335,15 @@ describe("the partial submission form: networkId, parentMessageIds and nonce may
   });
   it("fast-check: any JSON-like value raises only ProtocolError", () => {
     fc.assert(fc.property(fc.anything(), (value) => onlyProtocolErrors(() => partialMessageFromJson(value))), { numRuns: 300 });
+  });
+});
+
+describe("a message that breaks several rules is refused for the one a full validation names first", () => {
+  it("refuses a message over 32768 bytes for its size even when its parents are also out of order", () => {
+    const parents = [...clone(table.base).parentMessageIds].reverse();
+    const json = { ...clone(table.base), parentMessageIds: parents, payload: { type: 2, index: "00", data: "ab".repeat(32768) } };
+    expectProtocolError(() => messageFromJson(json), "LENGTH_OUT_OF_RANGE", { path: "" });
+    expectProtocolError(() => messageFromJson({ ...json, payload: { type: 2, index: "00", data: "ab" } }), "NOT_SORTED", { path: "parentMessageIds[1]" });
   });
 });
 

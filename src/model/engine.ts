@@ -78,7 +78,7 @@ export function validateWith(size: SizeFn, write: WriteFn, value: unknown, path 
 
 /**
  * Reads node REST JSON found at `path`: every shape and field rule on the way (the error names the JSON path), then the
- * order and array rules by validating the model. Anything but our own refusal (a throwing getter, a Proxy trap) is
+ * order and array rules by writing the model. Anything but our own refusal (a throwing getter, a Proxy trap) is
  * INVALID_JSON.
  */
 export function fromJsonWith(fromJson: FromJsonFn, size: SizeFn, write: WriteFn, json: unknown, path = "", maxSize?: number): unknown {
@@ -90,8 +90,23 @@ export function fromJsonWith(fromJson: FromJsonFn, size: SizeFn, write: WriteFn,
     if (e instanceof Fault) throw e.toProtocolError(path);
     throw new ProtocolError("INVALID_JSON", "the JSON value could not be read", { path, cause: e });
   }
-  validateWith(size, write, value, path, maxSize);
+  if (!writesWithin(write, value, maxSize ?? scratchOutput.length)) validateWith(size, write, value, path, maxSize);
   return value;
+}
+
+/**
+ * The write pass alone over a model a JSON reader built: the reader has checked every field a size pass would, so only
+ * the order and array rules (which the writer runs) are left. False on any refusal and on a model that does not fit:
+ * the caller then validates in full, which gives the error a full validation gives (a size refusal before an order one).
+ */
+function writesWithin(write: WriteFn, value: unknown, limit: number): boolean {
+  const w = new Writer(scratchOutput);
+  try {
+    write(w, value, undefined);
+  } catch {
+    return false;
+  }
+  return w.pos <= limit && w.pos <= scratchOutput.length;
 }
 
 /** The node REST JSON of a model (trusted: it came from a decoder or was built by the caller). */

@@ -3,7 +3,7 @@
 // structural (objects, arrays, unions, payloads, paths), which is what the property tests compare.
 import { Fault, compareSlices } from "../bytes/cursor.js";
 import { decodeHex, firstNonHexDigit } from "../bytes/hex.js";
-import { MAX_MESSAGE_LENGTH, MAX_U64 } from "../bytes/limits.js";
+import { MAX_MESSAGE_LENGTH } from "../bytes/limits.js";
 import type { ArrayView } from "./schema.js";
 
 /** Reusable per array node: the element boundaries of the array being processed (an array never nests in itself). */
@@ -178,26 +178,52 @@ function hexDigits(text: string): Uint8Array {
   return out;
 }
 
-// The last long decimal parsed: every message of a network carries the same networkId, and a bigint is immutable.
-let lastDecimal = "";
-let lastValue = 0n;
+// A u64 has at most 20 digits: the first n − 15 of them and the last 15 are each exact in a double, and assembling the
+// bigint from those two numbers costs a third of parsing the digits again with BigInt(string).
+// Literals rather than computed from MAX_U64, so that a bundle that never reads JSON drops them (test/json.test.ts
+// checks them against MAX_U64): 2^64 − 1 = 18446 · 10^15 + 744073709551615.
+const LOW_DIGITS = 15;
+export const TEN_TO_LOW = 1_000_000_000_000_000n;
+export const MAX_U64_HIGH = 18446;
+export const MAX_U64_LOW = 744_073_709_551_615;
+
+// The two long decimals last parsed, most recently used first: every message of a network carries the same networkId
+// (a bigint is immutable, so handing the same one out again is safe), and the nonce in between must not evict it.
+let recentText = "0";
+let recentValue = 0n;
+let olderText = "0";
+let olderValue = 0n;
 
 /** A u64 in JSON: a decimal string of 1 to 20 digits (no sign, no spaces, no exponent), at most 2^64 − 1. */
 export function jsonDecimal(value: unknown): bigint {
   if (typeof value !== "string") throw new Fault("INVALID_JSON", `expected a decimal string, got ${kindOf(value)}`, undefined);
+  if (value === recentText) return recentValue;
+  if (value === olderText) {
+    olderText = recentText;
+    recentText = value;
+    const v = olderValue;
+    olderValue = recentValue;
+    recentValue = v;
+    return v;
+  }
   const n = value.length;
   if (n === 0 || n > 20) throw new Fault("INVALID_JSON", "expected a decimal string of 1 to 20 digits", undefined);
+  const split = n - LOW_DIGITS;
+  let high = 0;
+  let low = 0;
   for (let i = 0; i < n; i++) {
     const digit = value.charCodeAt(i) - 48;
     if (digit < 0 || digit > 9) throw new Fault("INVALID_JSON", "expected a decimal string of 1 to 20 digits", undefined);
+    if (i < split) high = high * 10 + digit;
+    else low = low * 10 + digit;
   }
-  // Up to 15 digits a double holds the value exactly, and converting it is cheaper than parsing a BigInt.
-  if (n <= 15) return BigInt(+value);
-  if (value === lastDecimal) return lastValue;
-  const big = BigInt(value);
-  if (big > MAX_U64) throw new Fault("VALUE_OUT_OF_RANGE", "exceeds the largest u64", undefined);
-  lastDecimal = value;
-  lastValue = big;
+  if (split <= 0) return BigInt(low);
+  if (high > MAX_U64_HIGH || (high === MAX_U64_HIGH && low > MAX_U64_LOW)) throw new Fault("VALUE_OUT_OF_RANGE", "exceeds the largest u64", undefined);
+  const big = BigInt(high) * TEN_TO_LOW + BigInt(low);
+  olderText = recentText;
+  olderValue = recentValue;
+  recentText = value;
+  recentValue = big;
   return big;
 }
 
