@@ -10,7 +10,7 @@ import { ProtocolError } from "../src/bytes/errors.js";
 import { decodeMessage, encodeMessage, encodePayload } from "../src/model/codec.js";
 import type { TransactionPayload } from "../src/model/types.js";
 import { messageId } from "../src/model/ids.js";
-import { messageFromJson, messageToJson, partialMessageFromJson, payloadFromJson, type MessageJson } from "../src/model/json.js";
+import { messageFromJson, messageFromJsonWithBytes, messageToJson, partialMessageFromJson, partialMessageFromJsonWithBytes, payloadFromJson, type MessageJson } from "../src/model/json.js";
 import { MAX_U64 } from "../src/bytes/limits.js";
 import { MAX_U64_HIGH, MAX_U64_LOW, TEN_TO_LOW } from "../src/model/runtime.js";
 import { arbMessage } from "./arbitraries.js";
@@ -356,5 +356,58 @@ describe("u64 strings are checked on every call, whatever was parsed before", ()
     expect(messageFromJson(base).networkId).toBe(14379272398717627559n);
     expect(messageFromJson({ ...base, networkId: "18446744073709551615" }).networkId).toBe(18446744073709551615n);
     expect(messageFromJson(base).networkId).toBe(14379272398717627559n);
+  });
+});
+
+describe("JSON to bytes in one pass: messageFromJsonWithBytes and partialMessageFromJsonWithBytes", () => {
+  const outcome = (run: () => unknown): unknown => {
+    try {
+      return run();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ProtocolError);
+      return { code: (error as ProtocolError).code, path: (error as ProtocolError).path };
+    }
+  };
+
+  it("gives messageFromJson's message and exactly encodeMessage's bytes, on random valid messages", () => {
+    fc.assert(
+      fc.property(arbMessage(), (message) => {
+        const json = JSON.parse(JSON.stringify(messageToJson(message))) as unknown;
+        const { message: read, bytes } = messageFromJsonWithBytes(json);
+        expect(read).toEqual(messageFromJson(json));
+        expect(toHexString(bytes)).toBe(toHexString(encodeMessage(read)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("refuses what messageFromJson refuses, with the same code and path", () => {
+    const base = clone(table.base) as unknown as Record<string, unknown>;
+    fc.assert(
+      fc.property(fc.constantFrom("networkId", "parentMessageIds", "payload", "nonce"), fc.jsonValue(), (key, value) => {
+        const mutated = { ...base, [key]: value };
+        const expected = outcome(() => messageFromJson(mutated));
+        const got = outcome(() => messageFromJsonWithBytes(mutated).message);
+        expect(got).toEqual(expected);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("a partial message's bytes are given only when networkId and parents were there, and are then the message's", () => {
+    fc.assert(
+      fc.property(arbMessage(), fc.boolean(), fc.boolean(), fc.boolean(), (message, dropNetwork, dropParents, dropNonce) => {
+        const json = JSON.parse(JSON.stringify(messageToJson(message))) as Record<string, unknown>;
+        if (dropNetwork) delete json.networkId;
+        if (dropParents) delete json.parentMessageIds;
+        if (dropNonce) delete json.nonce;
+        if (dropNonce === false && dropNetwork && message.nonce !== 0n) return; // refused later, by completion
+        const { partial, bytes } = partialMessageFromJsonWithBytes(json);
+        expect(partial).toEqual(partialMessageFromJson(json));
+        if (dropNetwork || dropParents || message.networkId === 0n) expect(bytes).toBeUndefined();
+        else expect(toHexString(bytes!)).toBe(toHexString(encodeMessage({ ...message, nonce: dropNonce ? 0n : message.nonce })));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -34,8 +34,10 @@ const protocolRefusal: Refusal = (code, message, path) => new ProtocolError(code
  * come from its tips; a nonce is left to mine (`needsNonce`). Refused: a nonce without a networkId (its PoW cannot have
  * covered the right bytes), and parents the filler has no tips for (CANNOT_FILL naming parentMessageIds). Whether a missing
  * nonce can be mined is the caller's to decide (a node with PoW disabled keeps a nonce of 0 that already meets its score).
+ * `known`: the bytes partialMessageFromJsonWithBytes gave with this very partial, used when nothing had to be filled
+ * but the nonce (they hold it, or the 0 to mine), instead of encoding again.
  */
-export async function completeMessage(partial: PartialMessage, filler: MessageFiller, refuse: Refusal = protocolRefusal): Promise<CompletedMessage> {
+export async function completeMessage(partial: PartialMessage, filler: MessageFiller, refuse: Refusal = protocolRefusal, known?: Uint8Array): Promise<CompletedMessage> {
   if (typeof partial !== "object" || partial === null) throw new ProtocolError("INVALID_ARGUMENT", "expected a partial message object", { path: "" });
   if (typeof filler !== "object" || filler === null || typeof filler.networkId !== "function" || typeof filler.tips !== "function") {
     throw new ProtocolError("INVALID_ARGUMENT", "expected a filler with networkId() and tips()", { path: "filler" });
@@ -45,6 +47,7 @@ export async function completeMessage(partial: PartialMessage, filler: MessageFi
   if (hasNonce && !hasNetwork) throw refuse("NONCE_WITHOUT_NETWORK_ID", "a message with a nonce must carry its networkId: the PoW could not have covered the right bytes", "networkId");
   if (hasNetwork) filler.checkNetworkId?.(partial.networkId!);
   let parents = partial.parents;
+  const filled = !hasNetwork || parents === undefined || parents.length === 0;
   if (parents === undefined || parents.length === 0) {
     const tips = (await filler.tips()).slice(0, MAX_PARENTS).map((id, i) => fromHex(id, `tips[${i}]`, MESSAGE_ID_LENGTH)).sort(compareBytes);
     parents = tips.filter((p, i) => i === 0 || compareBytes(tips[i - 1]!, p) !== 0);
@@ -52,5 +55,5 @@ export async function completeMessage(partial: PartialMessage, filler: MessageFi
   }
   const message: Message = { networkId: hasNetwork ? partial.networkId! : await filler.networkId(), parents, nonce: hasNonce ? partial.nonce! : 0n };
   if (partial.payload !== undefined) message.payload = partial.payload;
-  return { message, bytes: encodeMessage(message), needsNonce: !hasNonce };
+  return { message, bytes: !filled && known !== undefined ? known : encodeMessage(message), needsNonce: !hasNonce };
 }

@@ -82,31 +82,48 @@ export function validateWith(size: SizeFn, write: WriteFn, value: unknown, path 
  * INVALID_JSON.
  */
 export function fromJsonWith(fromJson: FromJsonFn, size: SizeFn, write: WriteFn, json: unknown, path = "", maxSize?: number): unknown {
-  beginJson();
-  let value: unknown;
-  try {
-    value = fromJson(json, {});
-  } catch (e) {
-    if (e instanceof Fault) throw e.toProtocolError(path);
-    throw new ProtocolError("INVALID_JSON", "the JSON value could not be read", { path, cause: e });
-  }
-  if (!writesWithin(write, value, maxSize ?? scratchOutput.length)) validateWith(size, write, value, path, maxSize);
+  const value = readJson(fromJson, json, path);
+  if (writtenWithin(write, value, maxSize ?? scratchOutput.length) < 0) validateWith(size, write, value, path, maxSize);
   return value;
 }
 
 /**
- * The write pass alone over a model a JSON reader built: the reader has checked every field a size pass would, so only
- * the order and array rules (which the writer runs) are left. False on any refusal and on a model that does not fit:
- * the caller then validates in full, which gives the error a full validation gives (a size refusal before an order one).
+ * fromJsonWith that also returns the model's canonical bytes: those its own write pass produced, copied once, so JSON
+ * becomes bytes without encoding the model a second time.
  */
-function writesWithin(write: WriteFn, value: unknown, limit: number): boolean {
+export function fromJsonWithBytes(fromJson: FromJsonFn, size: SizeFn, write: WriteFn, json: unknown, path = "", maxSize?: number): { value: unknown; bytes: Uint8Array } {
+  const value = readJson(fromJson, json, path);
+  const n = writtenWithin(write, value, maxSize ?? scratchOutput.length);
+  if (n < 0) return { value, bytes: encodeWith(size, write, value, path, maxSize) };
+  const bytes = allocate(n);
+  bytes.set(scratchOutput.subarray(0, n));
+  return { value, bytes };
+}
+
+function readJson(fromJson: FromJsonFn, json: unknown, path: string): unknown {
+  beginJson();
+  try {
+    return fromJson(json, {});
+  } catch (e) {
+    if (e instanceof Fault) throw e.toProtocolError(path);
+    throw new ProtocolError("INVALID_JSON", "the JSON value could not be read", { path, cause: e });
+  }
+}
+
+/**
+ * The write pass alone over a model a JSON reader built, into the scratch: the reader has checked every field a size
+ * pass would, so only the order and array rules (which the writer runs) are left. The byte count written, or -1 on any
+ * refusal and on a model that does not fit: the caller then validates in full, which gives the error a full validation
+ * gives (a size refusal before an order one).
+ */
+function writtenWithin(write: WriteFn, value: unknown, limit: number): number {
   const w = new Writer(scratchOutput);
   try {
     write(w, value, undefined);
   } catch {
-    return false;
+    return -1;
   }
-  return w.pos <= limit && w.pos <= scratchOutput.length;
+  return w.pos <= limit && w.pos <= scratchOutput.length ? w.pos : -1;
 }
 
 /** The node REST JSON of a model (trusted: it came from a decoder or was built by the caller). */

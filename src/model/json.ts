@@ -3,7 +3,7 @@
 import { ProtocolError } from "../bytes/errors.js";
 import { MAX_MESSAGE_LENGTH, MESSAGE_ID_LENGTH } from "../bytes/limits.js";
 import { jsonReaders, jsonWriters, sizers, writers } from "./codecs.generated.js";
-import { fromJsonWith, toJsonWith } from "./engine.js";
+import { fromJsonWith, fromJsonWithBytes, toJsonWith } from "./engine.js";
 import type { Message, MessageJson, PartialMessage, Payload, PayloadJson } from "./types.js";
 
 export type {
@@ -44,6 +44,15 @@ export function messageFromJson(json: unknown): Message {
   return fromJsonWith(jsonReaders.message, sizers.message, writers.message, json, "", MAX_MESSAGE_LENGTH) as Message;
 }
 
+/**
+ * messageFromJson, also giving the message's canonical bytes (what encodeMessage would return) from the same pass:
+ * JSON to bytes, or to a message id, without encoding the message a second time.
+ */
+export function messageFromJsonWithBytes(json: unknown): { message: Message; bytes: Uint8Array } {
+  const { value, bytes } = fromJsonWithBytes(jsonReaders.message, sizers.message, writers.message, json, "", MAX_MESSAGE_LENGTH);
+  return { message: value as Message, bytes };
+}
+
 /** The node REST JSON of a message: lowercase hex, u64 as decimal strings, an absent payload as null. */
 export function messageToJson(message: Message): MessageJson {
   return toJsonWith(jsonWriters.message, message) as MessageJson;
@@ -69,7 +78,15 @@ const isMissing = (value: unknown): boolean => value === undefined || value === 
  * is checked by every rule, as part of a whole message whose missing fields hold stand-ins (u64 0, one zero parent).
  */
 export function partialMessageFromJson(json: unknown): PartialMessage {
-  if (typeof json !== "object" || json === null || Array.isArray(json)) return messageFromJson(json); // refused as a message is
+  return partialMessageFromJsonWithBytes(json).partial;
+}
+
+/**
+ * partialMessageFromJson, also giving `bytes` when they are already the message's: when the JSON carries its networkId
+ * and parents (a missing nonce is the 0 to mine either way), the bytes its check wrote, so a node need not encode again.
+ */
+export function partialMessageFromJsonWithBytes(json: unknown): { partial: PartialMessage; bytes: Uint8Array | undefined } {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return { partial: messageFromJson(json), bytes: undefined }; // refused as a message is
   let given: { networkId: unknown; parentMessageIds: unknown; payload: unknown; nonce: unknown };
   try {
     // Own properties only, as the message reader reads them (a polluted prototype supplies nothing).
@@ -80,7 +97,7 @@ export function partialMessageFromJson(json: unknown): PartialMessage {
   }
   const parents = given.parentMessageIds;
   const noParents = isMissing(parents) || (Array.isArray(parents) && parents.length === 0);
-  const whole = messageFromJson({
+  const { message: whole, bytes } = messageFromJsonWithBytes({
     networkId: isMissing(given.networkId) ? "0" : given.networkId,
     parentMessageIds: noParents ? [ZERO_PARENT] : parents,
     payload: given.payload,
@@ -91,5 +108,5 @@ export function partialMessageFromJson(json: unknown): PartialMessage {
   if (!noParents) partial.parents = whole.parents;
   if (whole.payload !== undefined) partial.payload = whole.payload;
   if (whole.nonce !== 0n) partial.nonce = whole.nonce;
-  return partial;
+  return { partial, bytes: whole.networkId !== 0n && !noParents ? bytes : undefined };
 }

@@ -7,7 +7,7 @@ import { BELOW_MAX_DEPTH, DEVNET_MIN_POW_SCORE, DEVNET_NAME, MAINNET_HRP, MAINNE
 import { decodeMessage, encodeMessage } from "../model/codec.js";
 import { completeMessage } from "../model/complete.js";
 import { messageId, networkId as networkIdOf, transactionId } from "../model/ids.js";
-import { partialMessageFromJson, type NodeInfoJson, type PartialMessage } from "../model/json.js";
+import { partialMessageFromJsonWithBytes, type NodeInfoJson, type PartialMessage } from "../model/json.js";
 import type { Message, MilestonePayload } from "../model/types.js";
 import { isBelowMaxDepth, rootsPassedOn } from "./cone.js";
 import { createMiner, powDigest, powScore, searchNonce, targetZeros, type Miner } from "../pow/index.js";
@@ -386,7 +386,7 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     }
   }
 
-  async function fromPartial(partial: PartialMessage, options: SubmitOptions): Promise<SubmitResult> {
+  async function fromPartial(partial: PartialMessage, options: SubmitOptions, known?: Uint8Array): Promise<SubmitResult> {
     if (closed) throw shuttingDown();
     refuseMilestone(partial.payload);
     await ready();
@@ -397,7 +397,7 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
       return selectTips(MAX_PARENTS);
     };
     const filler = { networkId: () => ownNetworkId, checkNetworkId: checkNetwork, tips };
-    const { message, bytes, needsNonce } = await completeMessage(partial, filler, (code, text, path) => new NodeError(code, text, { path }));
+    const { message, bytes, needsNonce } = await completeMessage(partial, filler, (code, text, path) => new NodeError(code, text, { path }), known);
     const hasNonce = !needsNonce;
     if (hasNonce) checkPow(bytes);
     else if (powOptions === undefined && !meetsPow(bytes)) {
@@ -527,7 +527,12 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     },
     submitMessage(input: Uint8Array | unknown, submitOptions: SubmitOptions = {}): Promise<SubmitResult> {
       if (input instanceof Uint8Array) return counted(fromBytes(input, submitOptions));
-      return counted((async () => fromPartial(partialMessageFromJson(input), submitOptions))());
+      return counted(
+        (async () => {
+          const { partial, bytes } = partialMessageFromJsonWithBytes(input);
+          return fromPartial(partial, submitOptions, bytes);
+        })(),
+      );
     },
     submitModel(partial: PartialMessage, submitOptions: SubmitOptions = {}): Promise<SubmitResult> {
       return counted(fromPartial(partial, submitOptions));
