@@ -8,7 +8,7 @@ import { ProtocolError } from "../src/bytes/errors.js";
 import { ed25519Address } from "../src/crypto/address.js";
 import { blake2b256 } from "../src/crypto/blake2b.js";
 import { ed25519PublicKey, signEd25519 } from "../src/crypto/ed25519.js";
-import { decodeTransactionPayload, encodePayload, encodeTransactionPayload } from "../src/model/codec.js";
+import { decodeTransactionPayload, encodePayload, encodeTransactionPayload, sortInputs, sortOutputs } from "../src/model/codec.js";
 import { essenceHash } from "../src/model/ids.js";
 import { milestoneEssenceHash, signMilestone, verifyMilestoneSignatures } from "../src/model/milestone.js";
 import { assertTransactionSignatures, buildTransactionPayload, buildTransactionPayloadAsync, type InputToSign, verifyTransactionSignatures } from "../src/model/transaction.js";
@@ -295,5 +295,14 @@ describe("verifyMilestoneSignatures on something that is not a milestone model r
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("sortInputs and sortOutputs refuse what is not an array with a ProtocolError", () => {
+  it("a number, a string, null or an object is INVALID_ARGUMENT naming the path", () => {
+    for (const bad of [5, "inputs", null, {}]) {
+      expect(() => sortInputs(bad as never)).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT", path: "inputs" }));
+      expect(() => sortOutputs(bad as never, "essence.outputs")).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT", path: "essence.outputs" }));
+    }
   });
 });

@@ -101,6 +101,7 @@ export function decodeReceiptPayload(bytes: Uint8Array): ReceiptPayload {
 function sortedBySerializedForm<T>(root: WriteRoot, items: readonly T[], path: string): T[] {
   const size: SizeFn = sizers[root];
   const write: WriteFn = writers[root];
+  if (!Array.isArray(items)) throw new ProtocolError("INVALID_ARGUMENT", `expected an array of ${root}s`, { path });
   const keyed = items.map((item, i) => ({ item, key: encodeWith(size, write, item, `${path}[${i}]`) }));
   return keyed.sort((a, b) => compareBytes(a.key, b.key)).map((k) => k.item);
 }
