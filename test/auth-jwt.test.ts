@@ -321,3 +321,26 @@ describe("bad tokens never crash, and we never accept what jose refuses", () => 
     expect(accepted).toBeLessThan(400);
   });
 });
+
+describe("a token verified once is remembered, and still checked against the clock on every use", () => {
+  it("a remembered token expires like any other, and a caller changing its claims changes nothing for the next request", async () => {
+    const c = new Clock();
+    const jwt = createHs256Jwt({ secret: SECRET, now: c.now, lifetime: 60, clockTolerance: 0 });
+    const token = await jwt.issue("alice");
+    const first = await jwt.verify(token);
+    first.sub = "mallory";
+    expect((await jwt.verify(token)).sub).toBe("alice");
+    c.advance(60);
+    expect((await rejection(jwt, token)).code).toBe("TOKEN_EXPIRED");
+  });
+
+  it("a token with a re-spelt signature is not the remembered one: TOKEN_INVALID_SIGNATURE", async () => {
+    const jwt = createHs256Jwt({ secret: SECRET });
+    const token = await jwt.issue("alice");
+    expect((await jwt.verify(token)).sub).toBe("alice");
+    const [h, p, s] = token.split(".") as [string, string, string];
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const sibling = alphabet[alphabet.indexOf(s.at(-1)!) ^ 1]!;
+    expect((await rejection(jwt, `${h}.${p}.${s.slice(0, -1)}${sibling}`)).code).toBe("TOKEN_INVALID_SIGNATURE");
+  });
+});

@@ -75,6 +75,10 @@ export const MAX_TOKEN_LENGTH = 8192;
 const MAX_LIFETIME_SECONDS = 366 * 86_400;
 const MAX_CLOCK_TOLERANCE_SECONDS = 300;
 const RESERVED_CLAIMS = new Set(["sub", "iat", "exp", "jti", "nbf", "iss", "aud"]);
+/** Tokens whose signature and fixed claims were checked, remembered per service (oldest forgotten first). */
+const VERIFIED_CACHE_SIZE = 1024;
+/** Longer tokens are verified every time rather than remembered, which bounds the cache to a few MiB. */
+const MAX_CACHED_TOKEN_LENGTH = 2048;
 
 const UNITS: Record<string, number> = { s: 1, sec: 1, secs: 1, second: 1, seconds: 1, m: 60, min: 60, mins: 60, minute: 60, minutes: 60, h: 3600, hr: 3600, hrs: 3600, hour: 3600, hours: 3600, d: 86_400, day: 86_400, days: 86_400, w: 604_800, week: 604_800, weeks: 604_800 };
 const DURATION = /^(\d{1,9}) ?([a-z]+)$/;
@@ -147,7 +151,33 @@ function buildService(verifier: Verifier, signer: Signer | undefined, options: J
   const now = options.now ?? Date.now;
   const alg = verifier.alg;
 
+  // A client sends the same token with every request: the signature, the header and the claims that do not change
+  // with time (types, issuer, audience) are checked once per token, and only the clock checks run again on later
+  // requests. Keyed by the whole token, so a hit is the very string whose signature verified; a refusal is never kept.
+  const verified = new Map<string, JwtClaims>();
+
   function verifySync(token: string): JwtClaims {
+    const known = typeof token === "string" ? verified.get(token) : undefined;
+    if (known !== undefined) checkTimes(known);
+    const claims = known ?? verifyFixed(token);
+    if (known === undefined && token.length <= MAX_CACHED_TOKEN_LENGTH) {
+      if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
+      verified.set(token, claims);
+    }
+    // A copy: what a caller does to its claims must not reach the next request with the same token.
+    return { ...claims };
+  }
+
+  function checkTimes(claims: JwtClaims): void {
+    const { iat, exp, nbf } = claims;
+    const t = Math.floor(now() / 1000);
+    if (exp <= t - tolerance) refuse("TOKEN_EXPIRED", "the token has expired", "payload.exp");
+    if (nbf !== undefined && nbf > t + tolerance) refuse("TOKEN_NOT_YET_VALID", "the token is not valid yet", "payload.nbf");
+    if (iat > t + tolerance) refuse("TOKEN_NOT_YET_VALID", "the token was issued in the future", "payload.iat");
+  }
+
+  /** The whole check of a token not seen before, the clock included, in the order that decides which refusal is named. */
+  function verifyFixed(token: string): JwtClaims {
     if (typeof token !== "string" || token.length === 0) refuse("TOKEN_MALFORMED", "expected a JWT string", "token");
     if (token.length > MAX_TOKEN_LENGTH) refuse("TOKEN_MALFORMED", `token longer than ${MAX_TOKEN_LENGTH} characters`, "token");
     const first = token.indexOf(".");
@@ -171,10 +201,7 @@ function buildService(verifier: Verifier, signer: Signer | undefined, options: J
     if (typeof iat !== "number" || !Number.isFinite(iat)) refuse("TOKEN_CLAIM_INVALID", "iat must be a number", "payload.iat");
     if (typeof exp !== "number" || !Number.isFinite(exp)) refuse("TOKEN_CLAIM_INVALID", "exp must be a number", "payload.exp");
     if (nbf !== undefined && (typeof nbf !== "number" || !Number.isFinite(nbf))) refuse("TOKEN_CLAIM_INVALID", "nbf must be a number", "payload.nbf");
-    const t = Math.floor(now() / 1000);
-    if (exp <= t - tolerance) refuse("TOKEN_EXPIRED", "the token has expired", "payload.exp");
-    if (nbf !== undefined && nbf > t + tolerance) refuse("TOKEN_NOT_YET_VALID", "the token is not valid yet", "payload.nbf");
-    if (iat > t + tolerance) refuse("TOKEN_NOT_YET_VALID", "the token was issued in the future", "payload.iat");
+    checkTimes(claims as JwtClaims);
     if (issuer !== undefined && claims.iss !== issuer) refuse("TOKEN_ISSUER_MISMATCH", "the token is from another issuer", "payload.iss");
     if (audience !== undefined) {
       const aud = claims.aud;

@@ -168,22 +168,42 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
     return undefined;
   }
 
-  /** The (second, lane) pairs a nonce-less proof is tried against, likeliest first, within the verification budget. */
-  function candidates(id: string, current: number, keyCount: number): Array<readonly [number, number]> {
-    const budget = Math.max(1, Math.floor(MAX_PROOF_VERIFICATIONS / keyCount));
-    const seconds = [current, current - 1];
-    for (let s = 1; s <= NONCE_CLOCK_SKEW_SECONDS; s++) seconds.push(current + s);
-    for (let back = 2; back < lifetime; back++) seconds.push(current - back);
-    const out: Array<readonly [number, number]> = [];
-    const tried = new Set<string>();
-    const add = (second: number, lane: number): void => {
-      if (second < 0 || second > MAX_ISSUED_SECONDS || lane < 0 || tried.has(`${second}:${lane}`)) return;
-      tried.add(`${second}:${lane}`);
-      out.push([second, lane]);
+  /**
+   * The (second, lane) pairs a nonce-less proof is tried against, likeliest first, within the verification budget.
+   * Made one at a time: a client that signs and posts at once matches the first, so the rest (a lane lookup per second
+   * of the lifetime) is only worked out for proofs that need it.
+   */
+  function* candidates(id: string, current: number, keyCount: number): Generator<readonly [number, number]> {
+    let budget = Math.max(1, Math.floor(MAX_PROOF_VERIFICATIONS / keyCount));
+    // At most lifetime + skew + 2 × OTHER_LANES_TRIED pairs: a linear search of the few already given beats a Set.
+    const tried: number[] = [];
+    function fresh(second: number, lane: number): boolean {
+      if (second < 0 || second > MAX_ISSUED_SECONDS || lane < 0) return false;
+      const key = second * MAX_LANES + lane;
+      if (tried.includes(key)) return false;
+      tried.push(key);
+      return true;
+    }
+    const free = (second: number): number => firstFreeLane(lanes.mask(id, second, current));
+    const seconds = function* (): Generator<number> {
+      yield current;
+      yield current - 1;
+      for (let s = 1; s <= NONCE_CLOCK_SKEW_SECONDS; s++) yield current + s;
+      for (let back = 2; back < lifetime; back++) yield current - back;
     };
-    for (const second of seconds) add(second, firstFreeLane(lanes.mask(id, second, current)));
-    for (const second of [current, current - 1]) for (let lane = 0; lane < OTHER_LANES_TRIED; lane++) add(second, lane);
-    return out.slice(0, budget);
+    for (const second of seconds()) {
+      const lane = free(second);
+      if (!fresh(second, lane)) continue;
+      yield [second, lane];
+      if (--budget === 0) return;
+    }
+    for (const second of [current, current - 1]) {
+      for (let lane = 0; lane < OTHER_LANES_TRIED; lane++) {
+        if (!fresh(second, lane)) continue;
+        yield [second, lane];
+        if (--budget === 0) return;
+      }
+    }
   }
 
   function live(issued: number, current: number): boolean {

@@ -78,20 +78,27 @@ export function createMetrics(): EdgeMetrics {
     connectionRefused: (reason) => refused.inc({ cap: reason }),
     connections: (count) => open.set(count),
     instrumentStore<S extends NodeStore>(store: S): S {
+      // One wrapper per operation, made on first use: the proxy is read on every store call of every request.
+      const wrappers = new Map<string, { method: unknown; wrapper: (...args: unknown[]) => unknown }>();
       return new Proxy(store, {
         get(target, property) {
           // The store itself as the receiver: its getters read private (#) state, which the proxy does not have.
           const value = Reflect.get(target, property, target) as unknown;
           if (typeof value !== "function" || typeof property !== "string") return value;
-          const operation = property;
+          const known = wrappers.get(property);
+          if (known !== undefined && known.method === value) return known.wrapper;
+          const labels = { operation: property };
           // Called on the store itself, not the proxy: engines keep private (#) state.
-          return (...args: unknown[]) => {
-            const end = storeLatency.startTimer({ operation });
+          const wrapper = (...args: unknown[]): unknown => {
+            const started = performance.now();
+            const end = (): void => storeLatency.observe(labels, (performance.now() - started) / 1000);
             const result = (value as (...a: unknown[]) => unknown).apply(target, args);
-            if (result instanceof Promise) return result.finally(() => end());
+            if (result instanceof Promise) return result.finally(end);
             end();
             return result;
           };
+          wrappers.set(property, { method: value, wrapper });
+          return wrapper;
         },
       });
     },
