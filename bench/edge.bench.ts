@@ -134,6 +134,7 @@ export default async function edge(): Promise<Row[]> {
   // 32 clients × 16 identities, registered on the node; each client logs in with its identities in turn.
   const identities = Array.from({ length: CLIENTS * IDENTITIES_PER_CLIENT }, (_, i) => ({ id: `did:iota:bench${i}`, ...generateIdentityKeyPair() }));
   const ceiling = await startServer({ kind: "ceiling" });
+  const stub = await startServer({ kind: "stub" });
   const node = await startServer({ kind: "node", network: NETWORK, jwtSecret: SECRET, identities: Object.fromEntries(identities.map((x) => [x.id, toHex(x.publicKey)])) });
   const setupAgent = new Agent({ keepAlive: true });
   try {
@@ -151,7 +152,16 @@ export default async function edge(): Promise<Row[]> {
     const messages = Array.from({ length: 120_000 }, (_, i) => encodeMessage(indexation(i, 1n)));
     let nextMessage = 0;
 
-    const cases: Record<string, number[]> = { ceiling: [], reads: [], submissions: [], logins: [] };
+    const cases: Record<string, number[]> = { ceiling: [], reads: [], submissions: [], logins: [], stubLogins: [] };
+    // One login as the Integration Services client makes it: GET the nonce, sign it, POST only the signature.
+    const login = async (agent: Agent, port: number, client: number, i: number): Promise<void> => {
+      const who = identities[client * IDENTITIES_PER_CLIENT + (i % IDENTITIES_PER_CLIENT)]!;
+      const path = `/authentication/prove-ownership/${who.id}`;
+      const nonce = await send(agent, port, "GET", path);
+      expect(nonce, 200, "login nonce");
+      const signedNonce = signNonce((JSON.parse(nonce.body) as { nonce: string }).nonce, who.secretKey);
+      expect(await send(agent, port, "POST", path, JSON.stringify({ signedNonce }), { "content-type": "application/json" }), 200, "login proof");
+    };
     for (let round = 0; round <= ROUNDS; round++) {
       const results: Record<string, number> = {
         ceiling: await load(ceiling.port, async (agent) => expect(await send(agent, ceiling.port, "GET", "/api/v1/info"), 200, "ceiling")),
@@ -160,15 +170,9 @@ export default async function edge(): Promise<Row[]> {
           const body = messages[nextMessage++ % messages.length]!;
           expect(await send(agent, node.port, "POST", "/api/v1/messages", body, auth), 201, "submission");
         }),
-        logins: await load(node.port, async (agent, client, i) => {
-          const who = identities[client * IDENTITIES_PER_CLIENT + (i % IDENTITIES_PER_CLIENT)]!;
-          const path = `/authentication/prove-ownership/${who.id}`;
-          const nonce = await send(agent, node.port, "GET", path);
-          expect(nonce, 200, "login nonce");
-          // As the Integration Services client does: only the signature goes back.
-          const signedNonce = signNonce((JSON.parse(nonce.body) as { nonce: string }).nonce, who.secretKey);
-          expect(await send(agent, node.port, "POST", path, JSON.stringify({ signedNonce }), { "content-type": "application/json" }), 200, "login proof");
-        }),
+        logins: await load(node.port, (agent, client, i) => login(agent, node.port, client, i)),
+        // The same loader against a server that does no work: the most logins/s this machine can show at all.
+        stubLogins: await load(stub.port, (agent, client, i) => login(agent, stub.port, client, i)),
       };
       // Round 0 warms up both servers and the JIT.
       if (round > 0) for (const [name, rate] of Object.entries(results)) cases[name]!.push(rate);
@@ -184,6 +188,7 @@ export default async function edge(): Promise<Row[]> {
       row("raw reads (GET /api/v1/messages/:id/raw)", median(cases.reads!), 0.6),
       row("complete-message submissions (raw bytes, JWT checked)", median(cases.submissions!), 0.3),
       row("logins: GET nonce + POST proof (signature only, as the IS client)", median(cases.logins!), 0.3, "logins/s"),
+      { ...row("logins against a stub answering both requests with no work (the loader's own bound here)", median(cases.stubLogins!), 0, "logins/s"), target: undefined },
       { suite: "edge", case: "server-side PoW at score 100, 1 worker: added beyond the hashing (median ms)", ours: median(pow.overhead), unit: "ms" },
       { suite: "edge", case: "server-side PoW at score 100, 1 worker: p90 added (ms)", ours: pow.overhead.slice().sort((a, b) => a - b)[Math.floor(pow.overhead.length * 0.9)]!, unit: "ms" },
       { suite: "edge", case: "server-side PoW at score 100, 1 worker: whole submission (median ms)", ours: median(pow.total), unit: "ms" },
@@ -193,6 +198,7 @@ export default async function edge(): Promise<Row[]> {
     setupAgent.destroy();
     node.worker.postMessage("close");
     await ceiling.worker.terminate();
+    await stub.worker.terminate();
     await new Promise((resolve) => node.worker.once("exit", resolve));
   }
 }

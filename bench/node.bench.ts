@@ -6,7 +6,7 @@ import { networkId } from "../src/model/ids.js";
 import { messageToJson } from "../src/model/json.js";
 import type { Message } from "../src/model/types.js";
 import { createMiner } from "../src/pow/index.js";
-import { createHandler, createNode, serve } from "../src/node/index.js";
+import { createEdge, createHandler, createNode, serve } from "../src/node/index.js";
 import { createClient } from "../src/client/index.js";
 import type { Row } from "./harness.js";
 
@@ -76,7 +76,7 @@ async function httpRate(bodies: Uint8Array[], concurrency: number): Promise<numb
   const rates: number[] = [];
   for (let round = 0; round <= ROUNDS; round++) {
     const node = createNode({ network: NETWORK, minPoWScore: MIN_SCORE, pow: false });
-    const server = await serve(createHandler(node), { onClose: () => node.close() });
+    const server = await serve(createHandler(node), { onClose: () => node.close(), edge: createEdge({ limits: { rates: false } }) });
     let next = 0;
     const started = performance.now();
     await Promise.all(
@@ -101,7 +101,7 @@ async function clientRate(count: number, concurrency: number): Promise<number> {
   try {
     for (let round = 0; round <= ROUNDS; round++) {
       const node = createNode({ network: NETWORK, minPoWScore: MIN_SCORE, pow: false });
-      const server = await serve(createHandler(node), { onClose: () => node.close() });
+      const server = await serve(createHandler(node), { onClose: () => node.close(), edge: createEdge({ limits: { rates: false } }) });
       const client = createClient(server.url, { miner });
       let next = 0;
       const started = performance.now();
