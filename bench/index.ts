@@ -1,6 +1,8 @@
 // `npm run bench`: runs every suite in one process and prints (and saves) the table.
 // A suite is a module under bench/ whose default export returns rows; add it to SUITES.
-import { mkdirSync, writeFileSync } from "node:fs";
+// `npm run bench -- --update auth …` re-runs the named suites and puts their rows into the last full report in place of
+// the old ones, saying in the report which suites were re-run and when.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { type Row, toMarkdown } from "./harness.js";
 import { toSvg } from "./report.js";
@@ -20,7 +22,9 @@ const SUITES: Record<string, () => Promise<{ default: Suite }>> = {
   store: () => import("./store.bench.js"),
 };
 
-const only = process.argv.slice(2);
+const update = process.argv.includes("--update");
+const only = process.argv.slice(2).filter((a) => a !== "--update");
+if (update && only.length === 0) throw new Error("--update needs the suites to re-run");
 const rows: Row[] = [];
 for (const [name, load] of Object.entries(SUITES)) {
   if (only.length > 0 && !only.includes(name)) continue;
@@ -30,14 +34,35 @@ for (const [name, load] of Object.entries(SUITES)) {
   rows.push(...suiteRows);
   console.log(toMarkdown(suiteRows));
 }
-const table = toMarkdown(rows);
 mkdirSync("bench/results", { recursive: true });
-// A partial run (`npm run bench -- pow`) writes its own files so that it does not overwrite the full report.
-const stem = only.length > 0 ? `latest-${only.join("-")}` : "latest";
-const svg = toSvg(rows, `chrysalis-core benchmarks (Node ${process.version}, ${os.cpus().length} cores)`);
-if (svg !== undefined) writeFileSync(`bench/results/${stem}.svg`, svg);
-// The raw rows too, so the table and chart can be redrawn or compared with a later run.
-writeFileSync(`bench/results/${stem}.json`, `${JSON.stringify({ node: process.version, cpus: os.cpus().length, date: new Date().toISOString(), rows }, null, 2)}\n`);
-const chart = svg === undefined ? "" : `\n\n![hash rate by worker count; codec against iota.js](${stem}.svg)\n`;
-writeFileSync(`bench/results/${stem}.md`, `# Benchmark results\n\nNode ${process.version}, ${os.cpus()[0]?.model ?? "unknown CPU"} × ${os.cpus().length}, ${new Date().toISOString()}\n\n${table}\n${chart}`);
-console.log(`\n${table}\n\nwritten to bench/results/${stem}.md${svg === undefined ? "" : ` and bench/results/${stem}.svg`}`);
+let report = rows;
+let header = `Node ${process.version}, ${os.cpus()[0]?.model ?? "unknown CPU"} × ${os.cpus().length}, ${new Date().toISOString()}`;
+if (update) {
+  const last = JSON.parse(readFileSync("bench/results/latest.json", "utf8")) as { date: string; rows: Row[]; updated?: string[] };
+  // Each re-run suite's rows take the place of its old ones; the other suites keep their rows and order.
+  const fresh = new Map(only.map((suite) => [suite, rows.filter((r) => r.suite === suite)]));
+  const kept: Row[] = [];
+  for (const r of last.rows) {
+    if (!fresh.has(r.suite)) kept.push(r);
+    else if (fresh.get(r.suite)!.length > 0) kept.push(...fresh.get(r.suite)!.splice(0));
+  }
+  for (const left of fresh.values()) kept.push(...left);
+  report = kept;
+  const updated = [...(last.updated ?? []), `${only.join(", ")} re-run ${new Date().toISOString()}`];
+  header = `Node ${process.version}, ${os.cpus()[0]?.model ?? "unknown CPU"} × ${os.cpus().length}, ${last.date}; ${updated.join("; ")}`;
+  writeReport("latest", report, header, { date: last.date, updated });
+} else {
+  // A partial run (`npm run bench -- pow`) writes its own files so that it does not overwrite the full report.
+  writeReport(only.length > 0 ? `latest-${only.join("-")}` : "latest", report, header, { date: new Date().toISOString() });
+}
+
+function writeReport(stem: string, table: Row[], title: string, meta: { date: string; updated?: string[] }): void {
+  const svg = toSvg(table, `chrysalis-core benchmarks (Node ${process.version}, ${os.cpus().length} cores)`);
+  if (svg !== undefined) writeFileSync(`bench/results/${stem}.svg`, svg);
+  // The raw rows too, so the table and chart can be redrawn or compared with a later run.
+  writeFileSync(`bench/results/${stem}.json`, `${JSON.stringify({ node: process.version, cpus: os.cpus().length, ...meta, rows: table }, null, 2)}\n`);
+  const chart = svg === undefined ? "" : `\n\n![hash rate by worker count; codec against iota.js](${stem}.svg)\n`;
+  const markdown = toMarkdown(table);
+  writeFileSync(`bench/results/${stem}.md`, `# Benchmark results\n\n${title}\n\n${markdown}\n${chart}`);
+  console.log(`\n${markdown}\n\nwritten to bench/results/${stem}.md${svg === undefined ? "" : ` and bench/results/${stem}.svg`}`);
+}
