@@ -1,15 +1,19 @@
 // Connection caps per IPv6 block, checked on the edge object itself: loopback has only ::1, so the addresses of other
 // /64s, /56s and /48s cannot be opened here as real sockets.
 import { describe, expect, it } from "vitest";
-import { clientKey, createEdge, widerKeys } from "../src/node/index.js";
+import { addressBlocks, clientKey, createEdge } from "../src/node/index.js";
 
 describe("IPv6 clients are bounded per /64 and, wider, per /56 and /48", () => {
   it("keys an address by its /64 and names its /56 and /48", () => {
     expect(clientKey("2001:db8:1:2a3:4:5:6:7")).toBe("2001:db8:1:2a3::/64");
-    expect(widerKeys("2001:db8:1:2a3:4:5:6:7")).toEqual(["2001:db8:1:200::/56", "2001:db8:1::/48"]);
-    expect(widerKeys("::ffff:1.2.3.4")).toHaveLength(2);
-    expect(widerKeys("10.0.0.1")).toEqual([]);
-    expect(widerKeys("not an address")).toEqual([]);
+    expect(addressBlocks("2001:db8:1:2a3:4:5:6:7")).toEqual([
+      { key: "2001:db8:1:2a3::/64", share: 1 },
+      { key: "2001:db8:1:200::/56", share: 4 },
+      { key: "2001:db8:1::/48", share: 16 },
+    ]);
+    expect(addressBlocks("::ffff:1.2.3.4")).toHaveLength(3);
+    expect(addressBlocks("10.0.0.1")).toEqual([{ key: "10.0.0.1", share: 1 }]);
+    expect(addressBlocks("not an address")).toEqual([{ key: "not an address", share: 1 }]);
   });
 
   it("walking the /64s of one /56 stops at 4 clients' share, of one /48 at 16; other blocks are still admitted", () => {

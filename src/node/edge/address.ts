@@ -48,17 +48,18 @@ export function clientKey(address: string): string {
   return groups === undefined ? address : prefixKey(groups, 64);
 }
 
-/** The IPv6 blocks wider than a client's /64 that connection limits also bound (its /56 and /48); none for IPv4. */
-export const WIDER_PREFIXES = [
-  { bits: 56, share: 4 },
-  { bits: 48, share: 16 },
-] as const;
-
-/** The keys of `address`'s wider blocks, in WIDER_PREFIXES order; empty for IPv4 and for what is not an address. */
-export function widerKeys(address: string): string[] {
-  if (isIPv4(address)) return [];
-  const groups = ipv6Groups(address);
-  return groups === undefined ? [] : WIDER_PREFIXES.map((p) => prefixKey(groups, p.bits));
+/**
+ * The blocks connection limits count an address in, each with the multiple of one client's cap it may hold: the
+ * client itself (an IPv4 address, an IPv6 /64) at 1, then an IPv6 client's /56 at 4 and /48 at 16.
+ */
+export function addressBlocks(address: string): { key: string; share: number }[] {
+  const groups = isIPv4(address) ? undefined : ipv6Groups(address);
+  if (groups === undefined) return [{ key: address, share: 1 }];
+  return [
+    { key: prefixKey(groups, 64), share: 1 },
+    { key: prefixKey(groups, 56), share: 4 },
+    { key: prefixKey(groups, 48), share: 16 },
+  ];
 }
 
 /** A set of trusted proxies, from CIDRs ("10.0.0.0/8", "fd00::/8") or single addresses. */

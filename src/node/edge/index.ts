@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import { secretMatcher } from "../../crypto/sha256.js";
 import { NodeError } from "../errors.js";
 import type { EdgeGate } from "../http/router.js";
-import { clientKey, normalizeAddress, TrustedProxies, WIDER_PREFIXES, widerKeys } from "./address.js";
+import { addressBlocks, clientKey, normalizeAddress, TrustedProxies } from "./address.js";
 import { resolveLimits, type EdgeLimits, type EdgeLimitsInput, type RateClass } from "./limits.js";
 import { createLogger, logAccess, type AccessRecord, type LogOptions } from "./log.js";
 import { createMetrics, type EdgeMetrics, type MetricsSource } from "./metrics.js";
@@ -120,14 +120,14 @@ export function createEdge(options: EdgeOptions = {}): Edge {
       const address = normalizeAddress(peer);
       // A trusted proxy carries many clients: only the total bounds it. An IPv6 client also counts in its /56 and /48,
       // each allowed a multiple of one client's share.
-      const keys = trusted.has(address) ? [] : [clientKey(address), ...widerKeys(address)];
+      const blocks = trusted.has(address) ? [] : addressBlocks(address);
       const refuse = (reason: ConnectionCap) => {
         metrics?.connectionRefused(reason);
         return { admitted: false, reason } as const;
       };
       if (connections.total >= limits.maxConnections) return refuse("total");
-      if (keys.length > 0 && connections.of(keys[0]!) >= limits.maxConnectionsPerAddress) return refuse("per-address");
-      for (let i = 1; i < keys.length; i++) if (connections.of(keys[i]!) >= limits.maxConnectionsPerAddress * WIDER_PREFIXES[i - 1]!.share) return refuse("per-prefix");
+      for (const { key, share } of blocks) if (connections.of(key) >= limits.maxConnectionsPerAddress * share) return refuse(share === 1 ? "per-address" : "per-prefix");
+      const keys = blocks.map((b) => b.key);
       connections.add(keys);
       metrics?.connections(connections.total);
       let released = false;
@@ -172,7 +172,7 @@ export function watchNode(edge: Edge, node: MetricsSource): void {
 }
 
 export { resolveLimits, DEFAULT_LIMITS, DEFAULT_RATES, RATE_CLASSES, type EdgeLimits, type EdgeLimitsInput, type RateClass, type RateLimit } from "./limits.js";
-export { TrustedProxies, clientKey, normalizeAddress, widerKeys, WIDER_PREFIXES } from "./address.js";
+export { TrustedProxies, addressBlocks, clientKey, normalizeAddress } from "./address.js";
 export { RateLimiter, type RateDecision } from "./rate.js";
 export { createLogger, prettyDestination, LOG_LEVELS, type LogLevel, type LogOptions, type AccessRecord } from "./log.js";
 export { createMetrics, type EdgeMetrics, type MetricsSource } from "./metrics.js";
