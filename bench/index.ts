@@ -35,8 +35,7 @@ for (const [name, load] of Object.entries(SUITES)) {
   console.log(toMarkdown(suiteRows));
 }
 mkdirSync("bench/results", { recursive: true });
-let report = rows;
-let header = `Node ${process.version}, ${os.cpus()[0]?.model ?? "unknown CPU"} × ${os.cpus().length}, ${new Date().toISOString()}`;
+const machine = `Node ${process.version}, ${os.cpus()[0]?.model ?? "unknown CPU"} × ${os.cpus().length}`;
 if (update) {
   const last = JSON.parse(readFileSync("bench/results/latest.json", "utf8")) as { date: string; rows: Row[]; updated?: string[] };
   // Each re-run suite's rows take the place of its old ones; the other suites keep their rows and order.
@@ -47,13 +46,12 @@ if (update) {
     else if (fresh.get(r.suite)!.length > 0) kept.push(...fresh.get(r.suite)!.splice(0));
   }
   for (const left of fresh.values()) kept.push(...left);
-  report = kept;
   const updated = [...(last.updated ?? []), `${only.join(", ")} re-run ${new Date().toISOString()}`];
-  header = `Node ${process.version}, ${os.cpus()[0]?.model ?? "unknown CPU"} × ${os.cpus().length}, ${last.date}; ${updated.join("; ")}`;
-  writeReport("latest", report, header, { date: last.date, updated });
+  writeReport("latest", kept, `${machine}, ${last.date}; ${updated.join("; ")}`, { date: last.date, updated });
 } else {
   // A partial run (`npm run bench -- pow`) writes its own files so that it does not overwrite the full report.
-  writeReport(only.length > 0 ? `latest-${only.join("-")}` : "latest", report, header, { date: new Date().toISOString() });
+  const date = new Date().toISOString();
+  writeReport(only.length > 0 ? `latest-${only.join("-")}` : "latest", rows, `${machine}, ${date}`, { date });
 }
 
 function writeReport(stem: string, table: Row[], title: string, meta: { date: string; updated?: string[] }): void {
