@@ -3,9 +3,13 @@
 // the global setup, when no server answers). Each rule of the contract's header is a describe block here.
 import { afterEach, describe, expect, it } from "vitest";
 import { ProtocolError } from "../src/bytes/errors.js";
-import { STORE_SCHEMA_VERSION, ZERO_MESSAGE_ID, type MilestoneApplication, type NodeStore, type StoreOpenOptions } from "../src/node/index.js";
+import { TOTAL_SUPPLY } from "../src/bytes/limits.js";
+import { STORE_SCHEMA_VERSION, ZERO_MESSAGE_ID, type LedgerSnapshot, type MilestoneApplication, type NodeStore, type PruneStep, type StoreOpenOptions } from "../src/node/index.js";
 import { GENESIS_OUTPUT,
   NETWORK,
+  hexOf,
+  milestoneMessage,
+  type Spend,
   dustAllowance,
   genesisOf,
   indexation,
@@ -487,6 +491,372 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         expect(created).toBeGreaterThanOrEqual(1);
         const other = await store.secret("another", make);
         expect(Buffer.from(other).equals(Buffer.from(values[0]!))).toBe(false);
+      });
+    });
+
+    describe("ageing: pruning drops old cones and keeps the ledger", () => {
+      const KEYS = [new Uint8Array(32).fill(7), new Uint8Array(32).fill(3)];
+      const KEYS_HEX = KEYS.map((k) => hexOf(k)).sort();
+
+      interface Round {
+        readonly index: number;
+        readonly timestamp: number;
+        /** The round's note, transaction and milestone message (and orphan, when it has one), in arrival order. */
+        readonly messages: string[];
+        readonly milestone: string;
+        readonly orphan?: string | undefined;
+        readonly tx: Spend;
+        /** The owner's output the round's transaction spent, and the one it made. */
+        readonly consumed: string;
+        readonly rest: string;
+        readonly recipient: Wallet;
+      }
+
+      interface Chain {
+        readonly store: NodeStore;
+        readonly storage: Storage;
+        readonly owner: Wallet;
+        readonly rounds: Round[];
+        /** A transaction after the last milestone: unreferenced, its outputs not booked, its input spent but not confirmed. */
+        readonly pending: Spend;
+        readonly pendingRecipient: Wallet;
+        /** The owner's unspent output (made by `pending`). */
+        readonly rest: string;
+      }
+
+      const outputOf = (s: Spend, amount: number): string => s.created[s.payload.essence.outputs.findIndex((o) => o.amount === amount)]!;
+
+      /**
+       * A store with the total supply at genesis and `count` milestones. Round i: a note and a transaction (1 Mi to a new
+       * wallet, the rest back to the owner) under milestone i − 1, then milestone i's own message (a milestone payload
+       * signed by KEYS) referencing both. At round `orphanAt`, one more message arrives before the milestone and is
+       * never referenced. After the last milestone, one more transaction arrives (pending).
+       */
+      async function chain(count: number, orphanAt?: number): Promise<Chain> {
+        const owner = wallet();
+        const { store, storage } = await fresh({ genesis: genesisOf(owner, TOTAL_SUPPLY) });
+        const rounds: Round[] = [];
+        let parent = ZERO_MESSAGE_ID;
+        let rest = GENESIS_OUTPUT;
+        let left = TOTAL_SUPPLY;
+        for (let index = 1; index <= count; index++) {
+          const recipient = wallet();
+          const note = indexation([parent], "ageing", `note ${index}`);
+          const tx = spend(owner, [rest], [single(recipient, MI), single(owner, left - MI)], [parent], "ageing");
+          expect(await store.accept(note)).toEqual({ stored: true });
+          expect(await store.accept(tx.acceptance)).toEqual({ stored: true });
+          let orphan: string | undefined;
+          if (index === orphanAt) {
+            const o = indexation([parent], "ageing", `orphan ${index}`);
+            expect(await store.accept(o)).toEqual({ stored: true });
+            orphan = o.id;
+          }
+          const timestamp = 1_700_000_000 + index;
+          const ms = milestoneMessage([note.id, tx.acceptance.id], index, timestamp, KEYS);
+          const milestone: MilestoneApplication = {
+            index,
+            messageId: ms.id,
+            timestamp,
+            referenced: [
+              { messageId: note.id, ledgerInclusionState: "noTransaction" },
+              { messageId: tx.acceptance.id, ledgerInclusionState: "included" },
+              { messageId: ms.id, ledgerInclusionState: "noTransaction" },
+            ],
+            createdOutputs: tx.created,
+            consumedOutputs: [rest],
+          };
+          expect(await store.accept({ ...ms, milestone })).toEqual({ stored: true });
+          left -= MI;
+          const made = outputOf(tx, left);
+          rounds.push({ index, timestamp, messages: [note.id, tx.acceptance.id, ...(orphan !== undefined ? [orphan] : []), ms.id], milestone: ms.id, orphan, tx, consumed: rest, rest: made, recipient });
+          rest = made;
+          parent = ms.id;
+        }
+        const pendingRecipient = wallet();
+        const pending = spend(owner, [rest], [single(pendingRecipient, MI), single(owner, left - MI)], [parent], "ageing");
+        expect(await store.accept(pending.acceptance)).toEqual({ stored: true });
+        return { store, storage, owner, rounds, pending, pendingRecipient, rest: outputOf(pending, left - MI) };
+      }
+
+      /** prune(target, batch) until it says done; every step returned. */
+      async function pruneTo(store: NodeStore, target: number, batch = 1000, between?: (step: PruneStep) => Promise<void>): Promise<PruneStep[]> {
+        const steps: PruneStep[] = [];
+        for (let i = 0; i < 1000; i++) {
+          const step = await store.prune(target, batch);
+          steps.push(step);
+          if (between !== undefined) await between(step);
+          if (step.done) return steps;
+        }
+        throw new Error(`pruning towards ${target} did not finish in 1000 steps`);
+      }
+
+      /** What a reader sees of a message: its bytes, metadata and children. */
+      async function seen(store: NodeStore, id: string): Promise<unknown> {
+        const stored = await store.get(id);
+        return { bytes: stored === undefined ? undefined : hexOf(stored.bytes), metadata: await store.metadata(id), children: await store.children(id, 100) };
+      }
+
+      it("a store with no milestone to spare prunes nothing: the pruning index stays 0", async () => {
+        const { store } = await fresh();
+        expect(await store.pruningIndex()).toBe(0);
+        expect(await store.prune(10, 100)).toEqual({ pruningIndex: 0, messages: 0, done: true });
+        expect(await store.pruningIndex()).toBe(0);
+      });
+
+      it("the messages of milestones at or below the pruning index go with their metadata, children, index and tip entries; recent ones stay byte for byte", async () => {
+        const { store, rounds, pending } = await chain(6, 2);
+        const pruned = rounds.slice(0, 3).flatMap((r) => r.messages);
+        const kept = [...rounds.slice(3).flatMap((r) => r.messages), pending.acceptance.id];
+        const before = new Map<string, unknown>();
+        for (const id of kept) before.set(id, await seen(store, id));
+        const indexBefore = await store.findByIndex(utf8.encode("ageing"), 1000);
+        const milestonesBefore = await Promise.all([4, 5, 6].map(async (i) => [await store.milestone(i), await store.utxoChanges(i)]));
+        expect(sorted(await store.tips(100))).toEqual(sorted([rounds[1]!.orphan!, pending.acceptance.id]));
+
+        const steps = await pruneTo(store, 3);
+        expect(steps.at(-1)).toMatchObject({ pruningIndex: 3, done: true });
+        expect(steps.reduce((n, s) => n + s.messages, 0)).toBe(pruned.length);
+        expect(await store.pruningIndex()).toBe(3);
+
+        for (const id of pruned) {
+          expect(await store.get(id)).toBeUndefined();
+          expect(await store.has(id)).toBe(false);
+          expect(await store.metadata(id)).toBeUndefined();
+          expect(await store.children(id, 100)).toEqual([]);
+        }
+        // As a child too: the zero id's children were all in milestone 1's cone.
+        expect(await store.children(ZERO_MESSAGE_ID, 100)).toEqual([]);
+        expect(await store.findByIndex(utf8.encode("ageing"), 1000)).toEqual(indexBefore.filter((id) => kept.includes(id)));
+        expect(sorted(await store.tips(100))).toEqual([pending.acceptance.id]);
+        for (const i of [1, 2, 3]) {
+          expect(await store.milestone(i)).toBeUndefined();
+          expect(await store.utxoChanges(i)).toBeUndefined();
+        }
+        for (const id of kept) expect(await seen(store, id)).toEqual(before.get(id));
+        expect(await Promise.all([4, 5, 6].map(async (i) => [await store.milestone(i), await store.utxoChanges(i)]))).toEqual(milestonesBefore);
+        expect((await store.latestMilestone())?.index).toBe(6);
+        expect(await store.verify()).toBeUndefined();
+      });
+
+      it("the ledger is never pruned: unspent outputs, balances and address outputs stay exact, and a spent output of a pruned milestone is refused (INPUT_NOT_FOUND)", async () => {
+        const { store, owner, rounds, pending, pendingRecipient, rest } = await chain(6);
+        const wallets = [owner, pendingRecipient, ...rounds.map((r) => r.recipient)];
+        const unspent = [...pending.created, ...rounds.map((r) => outputOf(r.tx, MI))];
+        const ledger = async (): Promise<unknown> => ({
+          outputs: await Promise.all(unspent.map((id) => store.output(id))),
+          balances: await Promise.all(wallets.map((w) => store.addressBalance(w.address))),
+          addressOutputs: await Promise.all(wallets.map((w) => store.addressOutputs(w.address, { max: 100 }))),
+        });
+        const before = await ledger();
+        await pruneTo(store, 3);
+        expect(await ledger()).toEqual(before);
+
+        // Spent and confirmed by milestones 1–3: gone, and refused as unknown.
+        for (const r of rounds.slice(0, 3)) expect(await store.output(r.consumed)).toBeUndefined();
+        const again = spend(owner, [GENESIS_OUTPUT], [single(owner, TOTAL_SUPPLY)], [pending.acceptance.id]);
+        const refused = await refusal(store.accept(again.acceptance));
+        expect(refused.code).toBe("INPUT_NOT_FOUND");
+        expect(await store.has(again.acceptance.id)).toBe(false);
+        // Spent and confirmed by a milestone not pruned yet: kept, and refused as spent.
+        expect((await store.output(rounds[3]!.consumed))?.spent?.milestoneIndex).toBe(4);
+        expect((await refusal(store.accept(spend(owner, [rounds[3]!.consumed], [single(owner, TOTAL_SUPPLY - 3 * MI)], [pending.acceptance.id]).acceptance))).code).toBe("INPUT_SPENT");
+        const withSpent = await store.addressOutputs(owner.address, { max: 100, includeSpent: true });
+        for (const r of rounds.slice(0, 3)) expect(withSpent).not.toContain(r.consumed);
+        for (const r of rounds.slice(3)) expect(withSpent).toContain(r.consumed);
+        expect(await store.verify()).toBeUndefined();
+      });
+
+      it("pruning never passes the target, and never reaches the latest milestone", async () => {
+        const { store, rounds } = await chain(5);
+        await pruneTo(store, 2);
+        expect(await store.pruningIndex()).toBe(2);
+        expect(await store.prune(2, 1000)).toEqual({ pruningIndex: 2, messages: 0, done: true });
+        expect(await store.milestone(3)).toEqual({ index: 3, messageId: rounds[2]!.milestone, timestamp: rounds[2]!.timestamp });
+        expect(await store.has(rounds[2]!.milestone)).toBe(true);
+
+        const steps = await pruneTo(store, 99);
+        expect(steps.at(-1)).toMatchObject({ pruningIndex: 4, done: true });
+        expect(await store.pruningIndex()).toBe(4);
+        expect(await store.latestMilestone()).toEqual({ index: 5, messageId: rounds[4]!.milestone, timestamp: rounds[4]!.timestamp });
+        expect(await store.milestone(5)).toBeDefined();
+        for (const id of rounds[4]!.messages) expect(await store.has(id)).toBe(true);
+        expect(await store.verify()).toBeUndefined();
+      });
+
+      it("a small batch needs several steps; each deletes at most batch messages and leaves a consistent store, also across a reopening", async () => {
+        const chained = await chain(5, 2);
+        let store = chained.store;
+        const { storage, rounds } = chained;
+        const total = rounds.slice(0, 3).reduce((n, r) => n + r.messages.length, 0);
+        const steps: PruneStep[] = [];
+        let last = 0;
+        for (let i = 0; i < 100; i++) {
+          const step = await store.prune(3, 2);
+          steps.push(step);
+          expect(step.messages).toBeLessThanOrEqual(2);
+          expect(step.pruningIndex).toBeGreaterThanOrEqual(last);
+          expect(step.pruningIndex).toBeLessThanOrEqual(3);
+          last = step.pruningIndex;
+          expect(await store.pruningIndex()).toBe(step.pruningIndex);
+          expect(await store.verify()).toBeUndefined();
+          if (step.done) break;
+          // Halfway, as after a crash between steps: a store opened again carries on.
+          if (i === 2 && engine.persistent) {
+            await store.close();
+            store = storage.store();
+            const reopened = store;
+            cleanup.push(() => reopened.close());
+            expect(await store.open({ network: NETWORK })).toMatchObject({ created: false, ledger: true });
+            expect(await store.pruningIndex()).toBe(step.pruningIndex);
+          }
+        }
+        expect(steps.at(-1)).toMatchObject({ pruningIndex: 3, done: true });
+        expect(steps.length).toBeGreaterThanOrEqual(Math.ceil(total / 2));
+        expect(steps.reduce((n, s) => n + s.messages, 0)).toBe(total);
+        for (const id of rounds.slice(0, 3).flatMap((r) => r.messages)) expect(await store.has(id)).toBe(false);
+        for (const id of rounds.slice(3).flatMap((r) => r.messages)) expect(await store.has(id)).toBe(true);
+      });
+
+      describe("snapshots: readSnapshot, and open({ snapshot }) on a new store", () => {
+        /** A new, unopened store of this engine on storage of its own. */
+        async function empty(): Promise<{ store: NodeStore; storage: Storage }> {
+          const storage = await engine.storage();
+          cleanup.push(() => storage.remove());
+          const store = storage.store();
+          cleanup.push(() => store.close());
+          return { store, storage };
+        }
+
+        /** Entry points in id order, so snapshots of engines that list them in another order compare equal. */
+        const normal = (s: LedgerSnapshot): LedgerSnapshot => ({ ...s, entryPoints: [...s.entryPoints].sort((a, b) => (a.messageId < b.messageId ? -1 : 1)) });
+
+        it("a snapshot holds the network, the latest milestone, its signers, the entry points and every unspent output in id order", async () => {
+          const { store, rounds, pending, rest } = await chain(4);
+          const snapshot = normal(await store.readSnapshot());
+          const latest = rounds[3]!;
+          expect(snapshot.network).toBe(NETWORK);
+          expect(snapshot.ledger).toBe(true);
+          expect(snapshot.milestone).toEqual({ index: 4, messageId: latest.milestone, timestamp: latest.timestamp });
+          expect(snapshot.coordinatorPublicKeys).toEqual(KEYS_HEX);
+          // The latest milestone's message, and the one tip (pending, not referenced yet: the latest index).
+          expect(snapshot.entryPoints).toEqual(sorted([latest.milestone, pending.acceptance.id]).map((messageId) => ({ messageId, index: 4 })));
+          const unspent = sorted([...pending.created, ...rounds.map((r) => outputOf(r.tx, MI))]);
+          expect(snapshot.outputs.map((o) => o.outputId)).toEqual(unspent);
+          for (const o of snapshot.outputs) {
+            const record = (await store.output(o.outputId))!;
+            expect(o).toEqual({ outputId: record.outputId, messageId: record.messageId, output: record.output, ...(record.milestoneIndexBooked !== undefined ? { milestoneIndexBooked: record.milestoneIndexBooked } : {}) });
+          }
+          // Booked where confirmed, not booked where only accepted.
+          expect(snapshot.outputs.find((o) => o.outputId === outputOf(rounds[1]!.tx, MI))?.milestoneIndexBooked).toBe(2);
+          expect(snapshot.outputs.find((o) => o.outputId === rest)?.milestoneIndexBooked).toBeUndefined();
+          expect(snapshot.outputs.reduce((n, o) => n + o.output.amount, 0)).toBe(TOTAL_SUPPLY);
+        });
+
+        it("a new store made from it has the same outputs, balances, latest milestone, entry points (as tips), coordinator keys, and the pruning index below the milestone", async () => {
+          const { store, owner, rounds, pending, pendingRecipient, rest } = await chain(4);
+          const snapshot = await store.readSnapshot();
+          const { store: copy, storage } = await empty();
+          expect(await copy.open({ network: NETWORK, snapshot })).toEqual({ created: true, ledger: true, coordinatorPublicKeys: KEYS_HEX });
+
+          for (const o of snapshot.outputs) {
+            const { spent: _, ...record } = (await store.output(o.outputId))!;
+            expect(await copy.output(o.outputId)).toEqual(record);
+          }
+          for (const w of [owner, pendingRecipient, ...rounds.map((r) => r.recipient)]) {
+            expect(await copy.addressBalance(w.address)).toEqual(await store.addressBalance(w.address));
+            expect(sorted(await copy.addressOutputs(w.address, { max: 100 }))).toEqual(sorted(await store.addressOutputs(w.address, { max: 100 })));
+          }
+          expect(await copy.latestMilestone()).toEqual(await store.latestMilestone());
+          expect(await copy.milestone(4)).toEqual(await store.milestone(4));
+          expect(await copy.pruningIndex()).toBe(3);
+          expect(sorted(await copy.tips(100))).toEqual(sorted(snapshot.entryPoints.map((e) => e.messageId)));
+          for (const e of snapshot.entryPoints) expect(copy.entryPoints.get(e.messageId)).toBe(e.index);
+          expect(await copy.has(pending.acceptance.id)).toBe(false);
+          // Read again, it gives the same snapshot: the keys persisted, the entry points kept their indexes.
+          expect(normal(await copy.readSnapshot())).toEqual(normal(snapshot));
+          expect(await copy.verify()).toBeUndefined();
+
+          // It goes on: messages under its entry points, the coordinator at the next index, the ledger as it was.
+          const next = indexation([pending.acceptance.id, rounds[3]!.milestone], "after the snapshot");
+          expect(await copy.accept(next)).toEqual({ stored: true });
+          const ms = milestoneMessage([next.id], 5, 1_700_000_005, KEYS);
+          const five: MilestoneApplication = { index: 5, messageId: ms.id, timestamp: 1_700_000_005, referenced: [{ messageId: next.id, ledgerInclusionState: "noTransaction" }, { messageId: ms.id, ledgerInclusionState: "noTransaction" }], createdOutputs: [], consumedOutputs: [] };
+          expect(await copy.accept({ ...ms, milestone: five })).toEqual({ stored: true });
+          expect((await copy.latestMilestone())?.index).toBe(5);
+          const onward = spend(owner, [rest], [single(wallet(), TOTAL_SUPPLY - 5 * MI)], [ms.id]);
+          expect(await copy.accept(onward.acceptance)).toEqual({ stored: true });
+          expect((await refusal(copy.accept(spend(owner, [rest], [single(owner, TOTAL_SUPPLY - 5 * MI)], [ms.id]).acceptance))).code).toBe("INPUT_SPENT");
+          expect((await refusal(copy.accept(spend(owner, [GENESIS_OUTPUT], [single(owner, TOTAL_SUPPLY)], [ms.id]).acceptance))).code).toBe("INPUT_NOT_FOUND");
+          // The snapshot's milestone prunes like any other (it has no message here).
+          expect((await pruneTo(copy, 4)).at(-1)).toMatchObject({ pruningIndex: 4, done: true });
+          expect(await copy.milestone(4)).toBeUndefined();
+          expect(await copy.has(ms.id)).toBe(true);
+          expect(await copy.verify()).toBeUndefined();
+
+          // Every later open names the coordinator keys, and applies no snapshot again.
+          let again = copy;
+          if (engine.persistent) {
+            await copy.close();
+            again = storage.store();
+            cleanup.push(() => again.close());
+          }
+          expect(await again.open({ network: NETWORK, snapshot })).toEqual({ created: false, ledger: true, coordinatorPublicKeys: KEYS_HEX });
+          expect((await again.latestMilestone())?.index).toBe(5);
+          expect((await again.output(rest))?.spent?.transactionId).toBe(onward.transactionId);
+        });
+
+        it("a snapshot of another network is refused (STORE_WRONG_NETWORK) and nothing is created", async () => {
+          const { store } = await fresh();
+          const snapshot = await store.readSnapshot();
+          const { store: copy } = await empty();
+          const error = await refusal(copy.open({ network: "chrysalis-other", snapshot }));
+          expect(error.code).toBe("STORE_WRONG_NETWORK");
+          expect(error.message).toContain(NETWORK);
+          expect(await copy.open({ network: "chrysalis-other" })).toEqual({ created: true, ledger: false });
+        });
+
+        it("a store without a ledger gives a snapshot without outputs, and a store made from it keeps no ledger", async () => {
+          const { store } = await empty();
+          await store.open({ network: NETWORK });
+          const m = indexation([ZERO_MESSAGE_ID], "no ledger");
+          await store.accept(m);
+          const snapshot = await store.readSnapshot();
+          expect(snapshot).toEqual({ network: NETWORK, ledger: false, coordinatorPublicKeys: [], entryPoints: [{ messageId: m.id, index: 0 }], outputs: [] });
+          const { store: copy } = await empty();
+          expect(await copy.open({ network: NETWORK, snapshot })).toMatchObject({ created: true, ledger: false });
+          expect(await copy.tips(10)).toEqual([m.id]);
+          expect(await copy.latestMilestone()).toBeUndefined();
+          expect(await copy.pruningIndex()).toBe(0);
+        });
+      });
+
+      describe("verification and statistics", () => {
+        it("verify() finds nothing wrong in a healthy store: new, written to, confirmed and pruned", async () => {
+          const owner = wallet();
+          const { store: fresh1 } = await fresh({ genesis: genesisOf(owner, TOTAL_SUPPLY) });
+          expect(await fresh1.verify()).toBeUndefined();
+          const { store } = await chain(4, 1);
+          expect(await store.verify()).toBeUndefined();
+          await pruneTo(store, 2);
+          expect(await store.verify()).toBeUndefined();
+        });
+
+        it("verify() on a ledger store names unspent outputs that do not sum to the total supply", async () => {
+          const { store } = await fresh();
+          expect(await store.verify()).toMatch(/total supply/);
+        });
+
+        it("stats() counts the messages, unspent outputs, latest milestone and pruning index, and the bytes they take", async () => {
+          const { store, rounds } = await chain(4);
+          const messages = rounds.reduce((n, r) => n + r.messages.length, 0) + 1;
+          const stats = await store.stats();
+          expect(stats).toMatchObject({ engine: name, network: NETWORK, messages, unspentOutputs: 4 + 2, latestMilestoneIndex: 4, pruningIndex: 0 });
+          expect(stats.bytes).toBeGreaterThan(0);
+          expect(stats.fileBytes).toBeGreaterThanOrEqual(stats.bytes);
+          expect(await store.bytes()).toBeGreaterThan(0);
+          await pruneTo(store, 2);
+          expect(await store.stats()).toMatchObject({ messages: messages - 6, unspentOutputs: 6, latestMilestoneIndex: 4, pruningIndex: 2 });
+        });
       });
     });
 

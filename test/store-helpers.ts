@@ -234,3 +234,28 @@ export async function refusal(work: Promise<unknown>): Promise<ProtocolError> {
   expect(error, "expected a refusal").toBeInstanceOf(ProtocolError);
   return error as ProtocolError;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Milestones
+
+/** A message carrying a milestone payload (index, timestamp, `keys` as its public keys; the signatures are filler: the
+ * store checks none), under `parents`. */
+export function milestoneMessage(parents: readonly string[], index: number, timestamp: number, keys: readonly Uint8Array[]): Acceptance {
+  const sortedKeys = [...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  return acceptance({
+    networkId: NETWORK_ID,
+    parents: parentsOf(parents),
+    payload: {
+      type: 1,
+      index,
+      timestamp: BigInt(timestamp),
+      parents: parentsOf(parents),
+      inclusionMerkleProof: new Uint8Array(32),
+      nextPoWScore: 0,
+      nextPoWScoreMilestoneIndex: 0,
+      publicKeys: sortedKeys,
+      signatures: sortedKeys.map(() => new Uint8Array(64).fill(index & 0xff)),
+    },
+    nonce: 11n,
+  });
+}

@@ -11,13 +11,16 @@ import type {
   AcceptResult,
   Acceptance,
   AddressBalance,
+  LedgerSnapshot,
   MessageMetadata,
   MilestoneRecord,
   NodeStore,
   OutputRecord,
+  PruneStep,
   StoredMessage,
   StoreOpenOptions,
   StoreOpenResult,
+  StoreStats,
   UtxoChanges,
 } from "./store/contract.js";
 import { MemoryStore } from "./store/memory.js";
@@ -191,6 +194,31 @@ export class UpstreamStore implements NodeStore {
 
   utxoChanges(): Promise<UtxoChanges | undefined> {
     return notSupported("milestones");
+  }
+
+  // Ageing: the upstream prunes, snapshots and verifies its own store; a gateway has none of its own to age.
+  pruningIndex(): Promise<number> {
+    return notSupported("milestones");
+  }
+
+  prune(): Promise<PruneStep> {
+    return notSupported("messages to prune");
+  }
+
+  readSnapshot(): Promise<LedgerSnapshot> {
+    return notSupported("ledger to snapshot");
+  }
+
+  stats(): Promise<StoreStats> {
+    return notSupported("store to count");
+  }
+
+  bytes(): Promise<number> {
+    return notSupported("store to measure");
+  }
+
+  verify(): Promise<string | undefined> {
+    return notSupported("store to verify");
   }
 
   redeemNonce(nonce: string, expiresAt: number): Promise<boolean> {

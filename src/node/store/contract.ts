@@ -16,7 +16,7 @@
 import type { Message, Output } from "../../model/types.js";
 
 /** Bumped when the layout of stored records changes; an engine refuses to open a store written by a newer version. */
-export const STORE_SCHEMA_VERSION = 1;
+export const STORE_SCHEMA_VERSION = 2;
 
 /** The all-zero message id: the solid entry point every network starts from (as in Hornet and Bee). */
 export const ZERO_MESSAGE_ID = "0".repeat(64);
@@ -158,6 +158,69 @@ export interface GenesisOutput {
   readonly output: Output;
 }
 
+/** A solid entry point: a message this store does not hold (it came before a snapshot) that new messages may still
+ * name as a parent, with the milestone index that referenced it. */
+export interface EntryPoint {
+  readonly messageId: string;
+  readonly index: number;
+}
+
+/** An unspent output as a snapshot carries it. */
+export interface SnapshotOutput {
+  /** 68 hex characters. */
+  readonly outputId: string;
+  /** The message whose transaction created it (ZERO_MESSAGE_ID for genesis outputs). */
+  readonly messageId: string;
+  /** The milestone that confirmed it; absent when its transaction was accepted but not yet confirmed. */
+  readonly milestoneIndexBooked?: number | undefined;
+  readonly output: Output;
+}
+
+/**
+ * The state a new store can start from (Hornet's snapshot, in our terms): the ledger of unspent outputs, the latest
+ * milestone, and what new messages may reference. Read in one consistent transaction by `readSnapshot`, written to a
+ * file by snapshot.ts, and applied by `open({ snapshot })` to a new store only.
+ */
+export interface LedgerSnapshot {
+  readonly network: string;
+  /** Whether the store keeps a UTXO ledger (a store made without genesis keeps none: `outputs` is then empty). */
+  readonly ledger: boolean;
+  /** The latest milestone; absent when none was issued yet. */
+  readonly milestone?: MilestoneRecord | undefined;
+  /** The public keys (hex, ascending) that signed the latest milestone; empty when there is none. */
+  readonly coordinatorPublicKeys: readonly string[];
+  /** The ids new messages may reference: the latest milestone's message and the current tips, with the milestone
+   * index that referenced each (the latest milestone's index for a tip not referenced yet). */
+  readonly entryPoints: readonly EntryPoint[];
+  /** Every unspent output, in output id order. */
+  readonly outputs: readonly SnapshotOutput[];
+}
+
+/** One bounded step of pruning (see NodeStore.prune). */
+export interface PruneStep {
+  /** The pruning index after the step: every milestone at or below it, and its cone, is gone. */
+  readonly pruningIndex: number;
+  /** Messages deleted by this step. */
+  readonly messages: number;
+  /** True when the pruning index reached the target (or another instance holds the pruning lock): stop calling. */
+  readonly done: boolean;
+}
+
+/** What `chrysalis db stats` prints. */
+export interface StoreStats {
+  readonly engine: string;
+  readonly network: string;
+  readonly messages: number;
+  readonly unspentOutputs: number;
+  /** 0 when no milestone was issued yet. */
+  readonly latestMilestoneIndex: number;
+  readonly pruningIndex: number;
+  /** Bytes the data takes (LMDB: pages in use; PostgreSQL: the schema's tables and indexes). */
+  readonly bytes: number;
+  /** Bytes on disk, free pages included (LMDB's file never shrinks; equal to `bytes` on PostgreSQL). */
+  readonly fileBytes: number;
+}
+
 export interface StoreOpenOptions {
   /** The network name. A store made for another network refuses to open (STORE_WRONG_NETWORK). */
   readonly network: string;
@@ -166,6 +229,13 @@ export interface StoreOpenOptions {
    * applied. A store made without genesis keeps no ledger (transactions are checked syntactically only).
    */
   readonly genesis?: readonly GenesisOutput[] | undefined;
+  /**
+   * Applied only when the store is new, instead of genesis: its outputs become the ledger (on when `snapshot.ledger`),
+   * its milestone the latest milestone record (no message stored for it), its entry points the store's solid entry
+   * points and first tips, its coordinator keys kept; the pruning index starts at the milestone's index − 1.
+   * Its network must equal `network` (else STORE_WRONG_NETWORK, nothing created).
+   */
+  readonly snapshot?: LedgerSnapshot | undefined;
 }
 
 export interface StoreOpenResult {
@@ -173,7 +243,16 @@ export interface StoreOpenResult {
   readonly created: boolean;
   /** Whether the store keeps a UTXO ledger (it was created with genesis). */
   readonly ledger: boolean;
+  /** The keys that signed the snapshot's milestone, when the store was made from a snapshot (a coordinator continuing
+   * on this store must sign with the same keys). */
+  readonly coordinatorPublicKeys?: readonly string[] | undefined;
 }
+
+/**
+ * The smallest number of milestones pruning may keep: a message may reference a parent confirmed up to
+ * BELOW_MAX_DEPTH (15) milestones ago, and 5 more leave room for a milestone issued while a submission is checked.
+ */
+export const MIN_PRUNE_KEEP = 20;
 
 /**
  * The storage of a node. Every method may be asynchronous. Ids are lowercase hex; engines lowercase what they are given.
@@ -226,4 +305,33 @@ export interface NodeStore {
   secret(name: string, create: () => Uint8Array): Promise<Uint8Array>;
   /** Drops redeemed nonces and revocations that expired before `now` (ms). */
   sweep(now: number): Promise<void>;
+
+  // Ageing: pruning, snapshots, statistics and verification.
+  /** Every milestone at or below this index has been pruned (0: nothing pruned). */
+  pruningIndex(): Promise<number>;
+  /**
+   * One bounded step of pruning towards `target` (never above latest milestone − MIN_PRUNE_KEEP; the caller decides
+   * the target): ONE atomic write that deletes at most `batch` messages of milestone m = pruningIndex + 1, each with
+   * its metadata, children entries (as parent and as child), index entries and tip entry; the messages still
+   * unreferenced that arrived before m's own message go with them (below max depth for good, never referenced).
+   * When none is left, the same kind of write finishes m: its milestone record, its UTXO changes, and the outputs it
+   * consumed (output, spent and address records: a pruned spent output is refused as INPUT_NOT_FOUND) are deleted,
+   * and the pruning index becomes m. The ledger of unspent outputs and balances is never touched. A crash between
+   * steps leaves a consistent store; the next step carries on. Several instances on one store prune once
+   * (PostgreSQL: an advisory lock; a step that finds it taken returns done).
+   */
+  prune(target: number, batch: number): Promise<PruneStep>;
+  /** The store's state for a snapshot, read in one consistent transaction while writers go on. */
+  readSnapshot(): Promise<LedgerSnapshot>;
+  /** Counts and sizes, for `chrysalis db stats`. */
+  stats(): Promise<StoreStats>;
+  /** Bytes the data takes (StoreStats.bytes), cheap enough for a metric scraped every few seconds. */
+  bytes(): Promise<number>;
+  /**
+   * Checks the whole store in one read transaction: every message hashes to its id and has metadata; metadata,
+   * children, index and tip entries point to stored messages; every unspent output is in its address's list and
+   * the address balances equal their unspent outputs; on a ledger store, the unspent outputs sum to the total supply.
+   * Returns undefined when consistent, else one line naming the first inconsistency.
+   */
+  verify(): Promise<string | undefined>;
 }

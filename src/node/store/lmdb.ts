@@ -4,8 +4,9 @@
 // is one abortable LMDB transaction that lmdb-js batches with the writes in flight, committed with fsync before its
 // promise resolves. Several processes on one machine may open the same directory (LMDB's own locking).
 //
-// Key layout (ids are raw bytes, seq numbers big-endian u64 so key order is arrival order):
-//   00 name                          meta: schema version, network, ledger flag, next seq, tip count
+// Key layout, schema version 2 (ids are raw bytes, seq numbers big-endian u64 so key order is arrival order):
+//   00 name                          meta: schema version, network, ledger flag, next seq, tip count, pruning index
+//                                    ("pruning", u32), coordinator keys of a snapshot ("coordinatorKeys", 32 bytes each)
 //   01 messageId                     canonical message bytes
 //   02 messageId                     metadata (records.ts)
 //   03 parentId seq childId          children of a message, oldest first (empty value)
@@ -22,15 +23,22 @@
 //   0e blake2b(nonce)                redeemed prove-ownership nonces → expiry (f64 ms)
 //   0f blake2b(jti)                  revoked JWT ids → expiry (f64 ms)
 //   10 name                          shared secrets
-import { chmodSync, closeSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
+//   11 seq messageId                 messages no milestone references yet, by arrival (empty value; written at accept,
+//                                    removed at confirm): pruning finds the ones left behind below a milestone
+//   12 milestoneIndex (u32) msgId    messages a milestone referenced (empty value): pruning finds a milestone's cone
+//   13 messageId                     solid entry points → milestone index (u32), persisted when the store is made
+// Schema 1 had no 11, 12, 13 or "pruning": opening a schema-1 store adds them in the same write (one scan of 02).
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { RootDatabase } from "lmdb";
+import type { RootDatabase, Transaction } from "lmdb";
 import { ProtocolError } from "../../bytes/errors.js";
 import { fromHex, toHex } from "../../bytes/hex.js";
 import { blake2b256 } from "../../crypto/blake2b.js";
+import { TOTAL_SUPPLY } from "../../bytes/limits.js";
 import { decodeMessage } from "../../model/codec.js";
+import type { Message } from "../../model/types.js";
 import { NodeError } from "../errors.js";
-import { addBalance, balanceDeltas, checkLedgerState, EMPTY_BALANCE, type BalanceDelta, type LedgerOutput } from "../ledger.js";
+import { addBalance, balanceDeltas, checkLedgerState, EMPTY_BALANCE, isDustOutput, type BalanceDelta, type LedgerOutput } from "../ledger.js";
 import { indexesOf, OUTPUTS_PER_SEQ, reason, storeClosed, storeTooNew } from "./common.js";
 import {
   STORE_SCHEMA_VERSION,
@@ -39,15 +47,20 @@ import {
   type AcceptResult,
   type AddressBalance,
   type AddressOutputsQuery,
+  type EntryPoint,
   type GenesisOutput,
+  type LedgerSnapshot,
   type MessageMetadata,
   type MilestoneApplication,
   type MilestoneRecord,
   type NodeStore,
   type OutputRecord,
+  type PruneStep,
+  type SnapshotOutput,
   type StoredMessage,
   type StoreOpenOptions,
   type StoreOpenResult,
+  type StoreStats,
   type UtxoChanges,
 } from "./contract.js";
 import {
@@ -62,6 +75,8 @@ import {
   encodeOutput,
   encodeOutputIdLists,
   encodeSpent,
+  METADATA_SIZE,
+  OUTPUT_SIZE,
   readU64,
   u32,
   u64,
@@ -86,14 +101,28 @@ const UTXO_CHANGES = 0x0d;
 const NONCE = 0x0e;
 const REVOKED = 0x0f;
 const SECRET = 0x10;
+const UNREFERENCED = 0x11;
+const REFERENCED = 0x12;
+const ENTRY_POINT = 0x13;
 
 const text = new TextEncoder();
 const metaKey = (name: string): Buffer => key(META, text.encode(name));
 
 // Built on first use, not at import: chrysalis-core/node is imported in browsers too, where Buffer does not exist.
-let constants: { EMPTY: Buffer; SCHEMA: Buffer; NETWORK: Buffer; LEDGER: Buffer; SEQ: Buffer; TIP_COUNT: Buffer } | undefined;
+let constants:
+  | { EMPTY: Buffer; SCHEMA: Buffer; NETWORK: Buffer; LEDGER: Buffer; SEQ: Buffer; TIP_COUNT: Buffer; PRUNING: Buffer; COORDINATOR_KEYS: Buffer }
+  | undefined;
 function k(): NonNullable<typeof constants> {
-  return (constants ??= { EMPTY: Buffer.alloc(0), SCHEMA: metaKey("schema"), NETWORK: metaKey("network"), LEDGER: metaKey("ledger"), SEQ: metaKey("seq"), TIP_COUNT: metaKey("tips") });
+  return (constants ??= {
+    EMPTY: Buffer.alloc(0),
+    SCHEMA: metaKey("schema"),
+    NETWORK: metaKey("network"),
+    LEDGER: metaKey("ledger"),
+    SEQ: metaKey("seq"),
+    TIP_COUNT: metaKey("tips"),
+    PRUNING: metaKey("pruning"),
+    COORDINATOR_KEYS: metaKey("coordinatorKeys"),
+  });
 }
 
 
@@ -132,7 +161,8 @@ const hashedText = (prefix: number, value: string): Buffer => key(prefix, blake2
 export interface LmdbStoreOptions {
   /** The data directory (created when missing); LMDB keeps data.mdb and lock.mdb in it. */
   path: string;
-  /** Solid entry points (ids that count as known parents). Default: the all-zero message id. */
+  /** Solid entry points (ids that count as known parents), persisted when a store is made without a snapshot (or
+   * migrated from schema 1); a store that exists uses the ones it persisted. Default: the all-zero message id. */
   entryPoints?: string[];
   /** Most tips kept; past it the oldest tip is dropped. Default 1000. */
   maxTips?: number;
@@ -142,24 +172,36 @@ type Db = RootDatabase<Buffer, Buffer>;
 
 export class LmdbStore implements NodeStore {
   readonly engine = "lmdb";
+  /** The constructor's entry points until the store opens, then the ones the store persisted when it was made. */
   readonly entryPoints: ReadonlyMap<string, number>;
   /** The absolute data directory. */
   readonly path: string;
   readonly #maxTips: number;
+  // The same map as `entryPoints`, refilled in place at open so that whoever holds the public one sees the store's.
+  readonly #entryPoints: Map<string, number>;
   #db: Db | undefined;
   #env: Promise<Db> | undefined;
   #closed = false;
+  /** Set while compact() swaps the data file: reads and writes are refused rather than sent to a file being replaced. */
+  #compacting = false;
+  /** Writes in flight, so compact() can wait for them before it copies. */
+  readonly #writes = new Set<Promise<unknown>>();
 
   constructor(options: LmdbStoreOptions | string) {
     const o = typeof options === "string" ? { path: options } : options;
     this.path = resolve(o.path);
     this.#maxTips = Math.max(1, o.maxTips ?? 1000);
-    this.entryPoints = new Map((o.entryPoints ?? [ZERO_MESSAGE_ID]).map((id) => [id.toLowerCase(), 0]));
+    this.#entryPoints = new Map((o.entryPoints ?? [ZERO_MESSAGE_ID]).map((id) => [id.toLowerCase(), 0]));
+    this.entryPoints = this.#entryPoints;
   }
 
   /** Opens the environment (once) and creates the store in it, or checks the one it holds. */
   async open(options: StoreOpenOptions): Promise<StoreOpenResult> {
     if (this.#closed) throw storeClosed();
+    // Checked before the directory is touched: a snapshot of another network creates nothing.
+    if (options.snapshot !== undefined && options.snapshot.network !== options.network) {
+      throw new NodeError("STORE_WRONG_NETWORK", `the snapshot is of network ${options.snapshot.network}, not ${options.network}`);
+    }
     const first = this.#env === undefined;
     const db = await (this.#env ??= this.#openEnvironment().catch((error: unknown) => {
       this.#env = undefined;
@@ -193,7 +235,28 @@ export class LmdbStore implements NodeStore {
     if (version > STORE_SCHEMA_VERSION) {
       throw storeTooNew(`the store at ${this.path}`, version, STORE_SCHEMA_VERSION);
     }
-    return { created: false, ledger: db.get(k().LEDGER)?.[0] === 1 };
+    // A tool may be the first of this version to open an older store: it migrates it, as open() would, since pruning,
+    // snapshots and verify read the records schema 2 added.
+    if (version < STORE_SCHEMA_VERSION) await this.#write(() => this.#migrate(this.#db!, version));
+    this.#loadEntryPoints(db);
+    return this.#existing(db);
+  }
+
+  /** What open() answers for a store that exists. */
+  #existing(db: Db): StoreOpenResult {
+    const keys = db.get(k().COORDINATOR_KEYS);
+    return { created: false, ledger: db.get(k().LEDGER)?.[0] === 1, ...(keys !== undefined ? { coordinatorPublicKeys: splitKeys(keys) } : {}) };
+  }
+
+  /** Replaces the entry points with the ones the store persisted (a schema-1 store persisted none: kept as given). */
+  #loadEntryPoints(db: Db): void {
+    const persisted = new Map<string, number>();
+    for (const { key: entryKey, value } of db.getRange({ start: Buffer.from([ENTRY_POINT]), end: Buffer.from([ENTRY_POINT + 1]) })) {
+      persisted.set(toHex(entryKey.subarray(1)), viewOf(value).getUint32(0));
+    }
+    if (persisted.size === 0) return;
+    this.#entryPoints.clear();
+    for (const [id, index] of persisted) this.#entryPoints.set(id, index);
   }
 
   async #openEnvironment(): Promise<Db> {
@@ -224,6 +287,9 @@ export class LmdbStore implements NodeStore {
         const mode = statSync(path, { throwIfNoEntry: false })?.mode;
         if (mode !== undefined && (mode & 0o077) !== 0) chmodSync(path, mode & 0o700);
       }
+      // A read outside any write takes a slot in LMDB's reader table, which lmdb-js keeps (reset, not released) while
+      // the environment is open: that is how compact() in another process sees that this one has the store open.
+      this.#db.get(k().SCHEMA);
       return this.#db;
     } catch (error) {
       throw openFailure(this.path, error);
@@ -258,14 +324,36 @@ export class LmdbStore implements NodeStore {
       if (first(db, Buffer.from([0]), Buffer.from([0xff, 0xff])) !== undefined) {
         throw new NodeError("STORE_CORRUPT", `the data directory ${this.path} holds an LMDB database that is not a chrysalis store (no header)`);
       }
+      const snapshot = options.snapshot;
+      const ledger = snapshot !== undefined ? snapshot.ledger : options.genesis !== undefined;
       db.putSync(k().SCHEMA, Buffer.from(u32(STORE_SCHEMA_VERSION)));
       db.putSync(k().NETWORK, Buffer.from(text.encode(options.network)));
-      db.putSync(k().LEDGER, Buffer.from([options.genesis !== undefined ? 1 : 0]));
-      db.putSync(k().SEQ, Buffer.from(u64(1)));
+      db.putSync(k().LEDGER, Buffer.from([ledger ? 1 : 0]));
       db.putSync(k().TIP_COUNT, Buffer.from(u64(0)));
-      for (const id of this.entryPoints.keys()) this.#addTip(db, fromHex(id), 0);
-      if (options.genesis !== undefined) this.#applyGenesis(db, options.genesis);
-      return { created: true, ledger: options.genesis !== undefined };
+      let entryPoints: EntryPoint[] = [...this.#entryPoints].map(([messageId, index]) => ({ messageId, index }));
+      let outputs = 0;
+      let pruning = 0;
+      if (snapshot !== undefined) {
+        outputs = this.#applySnapshot(db, snapshot);
+        pruning = snapshot.milestone === undefined ? 0 : Math.max(0, snapshot.milestone.index - 1);
+        // A snapshot names what new messages may reference; one that names nothing (a store with no tips) leaves the
+        // constructor's entry points, so the new store can still take a first message.
+        if (snapshot.entryPoints.length > 0) entryPoints = [...snapshot.entryPoints];
+      } else if (options.genesis !== undefined) {
+        this.#applyGenesis(db, options.genesis);
+        outputs = options.genesis.length;
+      }
+      // Messages are numbered after the initial outputs (OUTPUTS_PER_SEQ of them per seq), so the outputs a message
+      // creates sort after them in an address's list, oldest first.
+      db.putSync(k().SEQ, Buffer.from(u64(Math.max(1, Math.ceil(outputs / OUTPUTS_PER_SEQ)))));
+      db.putSync(k().PRUNING, Buffer.from(u32(pruning)));
+      for (const { messageId, index } of entryPoints) {
+        const id = fromHex(messageId, "entryPoints.messageId", 32);
+        db.putSync(key(ENTRY_POINT, id), Buffer.from(u32(index)));
+        this.#addTip(db, id, 0);
+      }
+      this.#loadEntryPoints(db);
+      return { created: true, ledger, ...(snapshot !== undefined ? { coordinatorPublicKeys: snapshot.coordinatorPublicKeys.map((key) => key.toLowerCase()) } : {}) };
     }
     const version = viewOf(schema).getUint32(0);
     if (version > STORE_SCHEMA_VERSION) {
@@ -275,7 +363,31 @@ export class LmdbStore implements NodeStore {
     if (network !== options.network) {
       throw new NodeError("STORE_WRONG_NETWORK", `the store at ${this.path} was made for network ${network}, not ${options.network}`);
     }
-    return { created: false, ledger: db.get(k().LEDGER)?.[0] === 1 };
+    if (version < STORE_SCHEMA_VERSION) this.#migrate(db, version);
+    this.#loadEntryPoints(db);
+    return this.#existing(db);
+  }
+
+  /**
+   * Brings a schema-1 store to schema 2 inside the caller's write: one scan of the metadata files every message under
+   * 11 (not referenced yet) or 12 (referenced by its milestone); the entry points it was opened with become its
+   * persisted ones; nothing is pruned yet. A crash before the commit leaves schema 1, migrated again next time.
+   */
+  #migrate(db: Db, version: number): void {
+    if (version !== 1) throw new NodeError("STORE_CORRUPT", `the store at ${this.path} has an unknown schema version ${version}`);
+    const entries: [Buffer, Buffer][] = [];
+    for (const { key: metadataKey, value } of db.getRange({ start: Buffer.from([METADATA]), end: Buffer.from([METADATA + 1]) })) {
+      const id = metadataKey.subarray(1);
+      const { seq, metadata } = decodeMetadata(value);
+      const ref = metadata.referencedByMilestoneIndex;
+      entries.push([ref === undefined ? key(UNREFERENCED, u64(seq), id) : key(REFERENCED, u32(ref), id), k().EMPTY]);
+    }
+    for (const [entry, value] of entries) db.putSync(entry, value);
+    if (first(db, Buffer.from([ENTRY_POINT]), Buffer.from([ENTRY_POINT + 1])) === undefined) {
+      for (const [id, index] of this.#entryPoints) db.putSync(key(ENTRY_POINT, fromHex(id, "entryPoints", 32)), Buffer.from(u32(index)));
+    }
+    if (db.get(k().PRUNING) === undefined) db.putSync(k().PRUNING, Buffer.from(u32(0)));
+    db.putSync(k().SCHEMA, Buffer.from(u32(STORE_SCHEMA_VERSION)));
   }
 
   #applyGenesis(db: Db, genesis: readonly GenesisOutput[]): void {
@@ -285,6 +397,25 @@ export class LmdbStore implements NodeStore {
       this.#putOutput(db, id, { messageId: zero, seq: i, milestoneIndexBooked: 0, output });
     });
     this.#addBalances(db, balanceDeltas([], genesis.map((g) => g.output)));
+  }
+
+  /** Writes a snapshot's ledger, milestone and coordinator keys into a new store; returns how many outputs it had. */
+  #applySnapshot(db: Db, snapshot: LedgerSnapshot): number {
+    // A store without a ledger keeps no outputs, whatever the snapshot carries.
+    const outputs = snapshot.ledger ? snapshot.outputs : [];
+    outputs.forEach((o: SnapshotOutput, i) => {
+      const id = fromHex(o.outputId, `snapshot.outputs[${i}].outputId`, 34);
+      const messageId = fromHex(o.messageId, `snapshot.outputs[${i}].messageId`, 32);
+      this.#putOutput(db, id, { messageId, seq: i, milestoneIndexBooked: o.milestoneIndexBooked, output: o.output });
+    });
+    this.#addBalances(db, balanceDeltas([], outputs.map((o) => o.output)));
+    const milestone = snapshot.milestone;
+    if (milestone !== undefined) {
+      db.putSync(key(MILESTONE, u32(milestone.index)), Buffer.from(encodeMilestone(fromHex(milestone.messageId, "snapshot.milestone.messageId", 32), milestone.timestamp)));
+    }
+    const keys = snapshot.coordinatorPublicKeys.map((hex, i) => fromHex(hex, `snapshot.coordinatorPublicKeys[${i}]`, 32));
+    db.putSync(k().COORDINATOR_KEYS, Buffer.concat(keys));
+    return outputs.length;
   }
 
   async close(): Promise<void> {
@@ -298,6 +429,7 @@ export class LmdbStore implements NodeStore {
 
   #read(): Db {
     if (this.#closed) throw storeClosed();
+    if (this.#compacting) throw new NodeError("STORE_UNAVAILABLE", `the store at ${this.path} is being compacted; try again later`);
     const db = this.#db;
     if (db === undefined) throw new NodeError("STORE_UNAVAILABLE", "the store is not open yet");
     return db;
@@ -310,13 +442,17 @@ export class LmdbStore implements NodeStore {
    */
   async #write<T>(body: () => T): Promise<T> {
     const db = this.#read();
+    const pending = db.childTransaction(body);
+    this.#writes.add(pending);
     try {
-      return await db.childTransaction(body);
+      return await pending;
     } catch (error) {
       if (error instanceof ProtocolError) throw error;
       const commitError = (error as { commitError?: Promise<unknown> }).commitError;
       const cause = commitError === undefined ? error : await commitError.then(() => error, (e: unknown) => e);
       throw new NodeError("STORE_UNAVAILABLE", `the store at ${this.path} could not write (${reason(cause)}); nothing was written, try again later`, { cause });
+    } finally {
+      this.#writes.delete(pending);
     }
   }
 
@@ -365,6 +501,8 @@ export class LmdbStore implements NodeStore {
       }
       if (first(db, key(CHILD, id), after(key(CHILD, id))) === undefined) this.#addTip(db, id, seq);
       for (const index of indexes) db.putSync(key(INDEX, Uint8Array.of(index.length), index, seqBytes), Buffer.from(id));
+      // Not referenced yet (a milestone in this same write moves it to 12 at once).
+      db.putSync(key(UNREFERENCED, seqBytes, id), k().EMPTY);
 
       if (mutation !== undefined && spending !== undefined && transaction !== undefined && consumed !== undefined) {
         consumed.forEach((outputId, i) => {
@@ -437,11 +575,17 @@ export class LmdbStore implements NodeStore {
   }
 
   #confirm(db: Db, milestone: MilestoneApplication): void {
+    const index = u32(milestone.index);
     for (const r of milestone.referenced) {
-      const k = key(METADATA, fromHex(r.messageId, "referenced.messageId", 32));
-      const raw = db.get(k);
+      const id = fromHex(r.messageId, "referenced.messageId", 32);
+      const metadataKey = key(METADATA, id);
+      const raw = db.get(metadataKey);
       if (raw === undefined) continue;
       const { seq, metadata } = decodeMetadata(raw);
+      // Moved from the unreferenced list to the milestone's (or from an earlier milestone's, were it given again).
+      const before = metadata.referencedByMilestoneIndex;
+      db.removeSync(before === undefined ? key(UNREFERENCED, u64(seq), id) : key(REFERENCED, u32(before), id));
+      db.putSync(key(REFERENCED, index, id), k().EMPTY);
       const updated: MessageMetadata = {
         ...metadata,
         referencedByMilestoneIndex: milestone.index,
@@ -449,7 +593,7 @@ export class LmdbStore implements NodeStore {
         conflictReason: r.conflictReason,
         milestoneIndex: r.messageId.toLowerCase() === milestone.messageId.toLowerCase() ? milestone.index : metadata.milestoneIndex,
       };
-      db.putSync(k, Buffer.from(encodeMetadata(seq, updated)));
+      db.putSync(metadataKey, Buffer.from(encodeMetadata(seq, updated)));
     }
     const created = milestone.createdOutputs.map((o) => fromHex(o, "createdOutputs", 34));
     const consumed = milestone.consumedOutputs.map((o) => fromHex(o, "consumedOutputs", 34));
@@ -463,7 +607,6 @@ export class LmdbStore implements NodeStore {
       const raw = db.get(k);
       if (raw !== undefined) db.putSync(k, Buffer.from(encodeSpent(raw.subarray(0, 32), raw.subarray(32, 64), milestone.index)));
     }
-    const index = u32(milestone.index);
     db.putSync(key(MILESTONE, index), Buffer.from(encodeMilestone(fromHex(milestone.messageId, "milestone.messageId", 32), milestone.timestamp)));
     db.putSync(key(UTXO_CHANGES, index), Buffer.from(encodeOutputIdLists([created, consumed])));
   }
@@ -651,6 +794,424 @@ export class LmdbStore implements NodeStore {
       }
     });
   }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Ageing: pruning, snapshots, statistics, verification, compaction
+
+  async pruningIndex(): Promise<number> {
+    return pruningIn(this.#read());
+  }
+
+  async prune(target: number, batch: number): Promise<PruneStep> {
+    this.#read();
+    const limit = Math.max(1, Math.floor(batch));
+    return this.#write(() => {
+      const db = this.#db!;
+      const pruned = pruningIn(db);
+      const latest = this.#latestIn(db)?.index ?? 0;
+      const m = pruned + 1;
+      // The latest milestone is never pruned: it is what tips, max depth and the coordinator's next milestone stand on.
+      // (Written as !(m <= target) so that a NaN target stops rather than prunes everything.)
+      if (!(m <= target) || m >= latest) return { pruningIndex: pruned, messages: 0, done: true };
+      const record = db.get(key(MILESTONE, u32(m)));
+      const milestoneId = record === undefined ? undefined : Buffer.from(record.subarray(0, 32));
+      const victims = this.#pruneCandidates(db, m, milestoneId, limit);
+      for (const victim of victims) this.#deleteMessage(db, victim);
+      // Finished in the same write when this step took the last of m's messages: one write less per milestone.
+      let pruningIndex = pruned;
+      if (this.#pruneCandidates(db, m, milestoneId, 1).length === 0) {
+        this.#finishMilestone(db, m);
+        pruningIndex = m;
+      }
+      return { pruningIndex, messages: victims.length, done: pruningIndex >= target };
+    });
+  }
+
+  /**
+   * Up to `limit` messages milestone m's pruning deletes, each with the 11 or 12 entry it was found by (deleted with
+   * it, so a step always makes progress even over a damaged record): first the messages never referenced that arrived
+   * before m's own message, then the ones m referenced, m's own message last, since its seq is the bound of the first.
+   */
+  #pruneCandidates(db: Db, m: number, milestoneId: Buffer | undefined, limit: number): PruneVictim[] {
+    const out: PruneVictim[] = [];
+    const ownMetadata = milestoneId === undefined ? undefined : db.get(key(METADATA, milestoneId));
+    if (ownMetadata !== undefined) {
+      const bound = key(UNREFERENCED, u64(readU64(viewOf(ownMetadata), 0)));
+      for (const entry of db.getKeys({ start: Buffer.from([UNREFERENCED]), end: bound, limit })) {
+        out.push({ id: Buffer.from(entry.subarray(9)), entry: Buffer.from(entry) });
+      }
+    }
+    if (out.length >= limit) return out;
+    const start = key(REFERENCED, u32(m));
+    let own: PruneVictim | undefined;
+    for (const entry of db.getKeys({ start, end: after(start), limit: limit - out.length + 1 })) {
+      const victim = { id: Buffer.from(entry.subarray(5)), entry: Buffer.from(entry) };
+      if (milestoneId !== undefined && victim.id.equals(milestoneId)) own = victim;
+      else if (out.length < limit) out.push(victim);
+    }
+    if (out.length === 0 && own !== undefined) out.push(own);
+    return out;
+  }
+
+  /** Deletes a message and every record that names it (the ledger it changed stays). */
+  #deleteMessage(db: Db, { id, entry }: PruneVictim): void {
+    db.removeSync(entry);
+    const metadataRaw = db.get(key(METADATA, id));
+    const raw = db.get(key(MESSAGE, id));
+    let message: Message | undefined;
+    try {
+      message = raw === undefined ? undefined : decodeMessage(plain(raw));
+    } catch {
+      // Damaged bytes: the entries found through the message (children as a child, index) cannot be named; verify
+      // reports such a message, and pruning must still move on.
+    }
+    db.removeSync(key(MESSAGE, id));
+    db.removeSync(key(METADATA, id));
+    const asParent = key(CHILD, id);
+    const childEntries: Buffer[] = [];
+    for (const child of db.getKeys({ start: asParent, end: after(asParent) })) childEntries.push(Buffer.from(child));
+    for (const child of childEntries) db.removeSync(child);
+    if (metadataRaw !== undefined) {
+      const { seq, metadata } = decodeMetadata(metadataRaw);
+      const seqBytes = u64(seq);
+      for (const parent of message?.parents ?? []) db.removeSync(key(CHILD, parent, seqBytes, id));
+      for (const index of message === undefined ? [] : indexesOf(message)) db.removeSync(key(INDEX, Uint8Array.of(index.length), index, seqBytes));
+      const ref = metadata.referencedByMilestoneIndex;
+      db.removeSync(ref === undefined ? key(UNREFERENCED, seqBytes, id) : key(REFERENCED, u32(ref), id));
+    }
+    this.#removeTip(db, id);
+  }
+
+  /** The last write of milestone m's pruning: its record, its UTXO changes, the outputs it consumed; then index = m. */
+  #finishMilestone(db: Db, m: number): void {
+    const index = u32(m);
+    const changes = db.get(key(UTXO_CHANGES, index));
+    if (changes !== undefined) {
+      const [, consumed] = decodeOutputIdLists(changes, 2) as [Uint8Array[], Uint8Array[]];
+      for (const outputId of consumed) {
+        const spentKey = key(SPENT, outputId);
+        // Only a spent output goes: an unspent one is the ledger, never pruned (a consumed output is spent, but a
+        // record that says otherwise is left alone rather than trusted).
+        if (db.get(spentKey) === undefined) continue;
+        const raw = db.get(key(OUTPUT, outputId));
+        if (raw !== undefined) {
+          const record = decodeOutput(raw);
+          db.removeSync(key(ADDRESS_SPENT, record.output.address.address, u64(record.seq), outputId));
+          db.removeSync(key(OUTPUT, outputId));
+        }
+        db.removeSync(spentKey);
+      }
+      db.removeSync(key(UTXO_CHANGES, index));
+    }
+    db.removeSync(key(MILESTONE, index));
+    db.putSync(k().PRUNING, Buffer.from(index));
+  }
+
+  async readSnapshot(): Promise<LedgerSnapshot> {
+    const db = this.#read();
+    // One read transaction: every record below comes from the same committed state, whatever writers do meanwhile.
+    return withReadTransaction(db, (t) => {
+      const network = Buffer.from(db.get(k().NETWORK, t) ?? k().EMPTY).toString("utf8");
+      const ledger = db.get(k().LEDGER, t)?.[0] === 1;
+      const latestEntry = last(db, Buffer.from([MILESTONE]), Buffer.from([MILESTONE + 1]), t);
+      const milestone = latestEntry === undefined ? undefined : milestoneRecord(latestEntry.key, latestEntry.value);
+      const latestIndex = milestone?.index ?? 0;
+
+      let coordinatorPublicKeys: string[] = [];
+      if (milestone !== undefined) {
+        const raw = db.get(key(MESSAGE, fromHex(milestone.messageId)), t);
+        const payload = raw === undefined ? undefined : decodeMessage(plain(raw)).payload;
+        if (payload?.type === 1) coordinatorPublicKeys = payload.publicKeys.map((p) => toHex(p)).sort();
+        else coordinatorPublicKeys = splitKeys(db.get(k().COORDINATOR_KEYS, t) ?? k().EMPTY);
+      }
+
+      const persisted = new Map<string, number>();
+      for (const { key: entryKey, value } of db.getRange({ start: Buffer.from([ENTRY_POINT]), end: Buffer.from([ENTRY_POINT + 1]), ...t })) {
+        persisted.set(toHex(entryKey.subarray(1)), viewOf(value).getUint32(0));
+      }
+      const entryPoints = new Map<string, number>();
+      if (milestone !== undefined) entryPoints.set(milestone.messageId, milestone.index);
+      for (const tipKey of db.getKeys({ start: Buffer.from([TIP]), end: Buffer.from([TIP + 1]), ...t })) {
+        const id = toHex(tipKey.subarray(1));
+        if (entryPoints.has(id)) continue;
+        const own = persisted.get(id);
+        const metadata = own === undefined ? db.get(key(METADATA, tipKey.subarray(1)), t) : undefined;
+        const referenced = metadata === undefined ? undefined : decodeMetadata(metadata).metadata.referencedByMilestoneIndex;
+        entryPoints.set(id, own ?? referenced ?? latestIndex);
+      }
+
+      const outputs: SnapshotOutput[] = [];
+      for (const { key: outputKey, value } of db.getRange({ start: Buffer.from([OUTPUT]), end: Buffer.from([OUTPUT + 1]), ...t })) {
+        const id = outputKey.subarray(1);
+        if (db.get(key(SPENT, id), t) !== undefined) continue;
+        const record = decodeOutput(value);
+        outputs.push({
+          outputId: toHex(id),
+          messageId: toHex(record.messageId),
+          ...(record.milestoneIndexBooked !== undefined ? { milestoneIndexBooked: record.milestoneIndexBooked } : {}),
+          output: record.output,
+        });
+      }
+      return {
+        network,
+        ledger,
+        ...(milestone !== undefined ? { milestone } : {}),
+        coordinatorPublicKeys,
+        // In id order, as every engine gives them, so snapshots of equal states are equal.
+        entryPoints: [...entryPoints].map(([messageId, index]) => ({ messageId, index })).sort((a, b) => (a.messageId < b.messageId ? -1 : a.messageId > b.messageId ? 1 : 0)),
+        outputs,
+      };
+    });
+  }
+
+  async stats(): Promise<StoreStats> {
+    const db = this.#read();
+    const counts = withReadTransaction(db, (t) => ({
+      network: Buffer.from(db.get(k().NETWORK, t) ?? k().EMPTY).toString("utf8"),
+      messages: db.getKeysCount({ start: Buffer.from([MESSAGE]), end: Buffer.from([MESSAGE + 1]), ...t }),
+      // Every unspent output has exactly one entry in its address's unspent list.
+      unspentOutputs: db.getKeysCount({ start: Buffer.from([ADDRESS_UNSPENT]), end: Buffer.from([ADDRESS_UNSPENT + 1]), ...t }),
+      latestMilestoneIndex: last(db, Buffer.from([MILESTONE]), Buffer.from([MILESTONE + 1]), t)?.key.readUInt32BE(1) ?? 0,
+      pruningIndex: pruningIn(db, t),
+    }));
+    return { engine: this.engine, ...counts, bytes: usedBytes(db), fileBytes: statSync(join(this.path, "data.mdb")).size };
+  }
+
+  async bytes(): Promise<number> {
+    return usedBytes(this.#read());
+  }
+
+  async verify(): Promise<string | undefined> {
+    const db = this.#read();
+    return withReadTransaction(db, (t) => verifyIn(db, t, this.#entryPoints));
+  }
+
+  /**
+   * Rewrites data.mdb without its free pages (LMDB reuses freed pages but never gives them back to the file system):
+   * a compacting copy (MDB_CP_COMPACT) into a directory beside it, synced, then renamed over data.mdb while the
+   * environment is closed, and the environment opened again on the new file. Refused while another process has the
+   * store open (a process keeps writing to the file it mapped, so its writes after the swap would be lost); reads and
+   * writes of this store are refused while it runs. Resolves with the file's size before and after, in bytes.
+   */
+  async compact(): Promise<{ before: number; after: number }> {
+    const db = this.#read();
+    const refuseIfShared = (): void => {
+      const pids = otherProcesses(db);
+      if (pids.length > 0) {
+        throw new NodeError("STORE_UNAVAILABLE", `the store at ${this.path} is in use by another process (pid ${pids.join(", ")}); stop it before compacting`);
+      }
+    };
+    refuseIfShared();
+    const file = join(this.path, "data.mdb");
+    const work = join(this.path, `compact-${process.pid}`);
+    const before = statSync(file).size;
+    this.#compacting = true;
+    let closed = false;
+    try {
+      await Promise.allSettled([...this.#writes]);
+      rmSync(work, { recursive: true, force: true });
+      mkdirSync(work, { mode: 0o700 });
+      // lmdb-js copies into `<dir>/data.mdb` for an environment kept in a directory, as ours is.
+      await db.backup(work, true);
+      const copy = join(work, "data.mdb");
+      fsyncPath(copy);
+      // Again just before the swap: a process that opened the store during the copy would lose what it writes next.
+      refuseIfShared();
+      this.#db = undefined;
+      this.#env = undefined;
+      closed = true;
+      await db.close();
+      renameSync(copy, file);
+      fsyncPath(this.path);
+    } catch (error) {
+      if (error instanceof NodeError) throw error;
+      throw new NodeError("STORE_UNAVAILABLE", `the store at ${this.path} could not be compacted (${reason(error)}); it is unchanged`, { cause: error });
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+      this.#compacting = false;
+      if (closed) await (this.#env = this.#openEnvironment());
+    }
+    return { before, after: statSync(file).size };
+  }
+}
+
+/** A message pruning deletes, with the 11 or 12 key it was found by. */
+interface PruneVictim {
+  readonly id: Buffer;
+  readonly entry: Buffer;
+}
+
+type ReadOptions = { transaction: Transaction };
+
+/** Runs `body` in one LMDB read transaction (a consistent state while writers go on) and releases it. */
+function withReadTransaction<T>(db: Db, body: (options: ReadOptions) => T): T {
+  const transaction = db.useReadTransaction();
+  try {
+    return body({ transaction });
+  } finally {
+    transaction.done();
+  }
+}
+
+function pruningIn(db: Db, options?: ReadOptions): number {
+  const raw = db.get(k().PRUNING, options);
+  return raw === undefined ? 0 : viewOf(raw).getUint32(0);
+}
+
+/** Hex public keys from their concatenation (32 bytes each). */
+function splitKeys(bytes: Uint8Array): string[] {
+  const out: string[] = [];
+  for (let at = 0; at + 32 <= bytes.length; at += 32) out.push(toHex(bytes.subarray(at, at + 32)));
+  return out;
+}
+
+/** What lmdb-js's getStats() returns (typed `{}` by the package): mdb_stat of the main database, mdb_env_info, and
+ * mdb_stat of the free-page database. */
+interface EnvStats {
+  readonly pageSize: number;
+  readonly treeBranchPageCount: number;
+  readonly treeLeafPageCount: number;
+  readonly overflowPages: number;
+  readonly free?: { readonly treeBranchPageCount: number; readonly treeLeafPageCount: number; readonly overflowPages: number };
+}
+
+/**
+ * The bytes the data takes: (pages of the main B-tree + pages of the free-page B-tree + the 2 meta pages) × page size.
+ * That is what a compacting copy would write, i.e. the file size `db compact` would reach; freed pages waiting for
+ * reuse are not counted. Read from the B-trees' headers (mdb_stat, O(1)), so cheap enough for a scraped metric.
+ * (LMDB's last page number is no measure: it counts freed pages too.)
+ */
+function usedBytes(db: Db): number {
+  const stats = db.getStats() as EnvStats;
+  const pages = (s: EnvStats["free"]): number => (s === undefined ? 0 : s.treeBranchPageCount + s.treeLeafPageCount + s.overflowPages);
+  return (pages(stats) + pages(stats.free) + 2) * stats.pageSize;
+}
+
+/** Pids other than this one in LMDB's reader table, after dropping the slots of processes that died. */
+function otherProcesses(db: Db): number[] {
+  db.readerCheck();
+  const pids = new Set<number>();
+  // readerList() prints a header line, then one "pid thread txnid" line per slot (or "(no active readers)").
+  for (const line of db.readerList().split("\n")) {
+    const pid = Number.parseInt(line.trim().split(/\s+/)[0] ?? "", 10);
+    if (Number.isInteger(pid) && pid !== process.pid) pids.add(pid);
+  }
+  return [...pids];
+}
+
+function fsyncPath(path: string): void {
+  const fd = openSync(path, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The checks of NodeStore.verify over one read transaction, in key order, stopping at the first inconsistency: the
+ * header; every message against its id and metadata; metadata, children, index, tip and 11/12 entries against the
+ * messages; outputs, spends and address lists against one another; balances against the unspent outputs; on a ledger
+ * store, the total supply. LMDB keeps no checksums of its own, so this is where a damaged data page shows.
+ */
+function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, number>): string | undefined {
+  const range = (prefix: number): { start: Buffer; end: Buffer; transaction: Transaction } => ({ start: Buffer.from([prefix]), end: Buffer.from([prefix + 1]), ...t });
+  const stored = (id: Uint8Array): boolean => db.get(key(MESSAGE, id), t) !== undefined;
+  const isEntryPoint = (id: Uint8Array): boolean => db.get(key(ENTRY_POINT, id), t) !== undefined || entryPoints.has(toHex(id));
+
+  for (const name of ["schema", "network", "ledger", "seq", "tips", "pruning"]) {
+    if (db.get(metaKey(name), t) === undefined) return `header: the "${name}" record is missing`;
+  }
+
+  for (const { key: k, value } of db.getRange(range(MESSAGE))) {
+    const id = toHex(k.subarray(1));
+    if (k.length !== 33) return `message key ${toHex(k)}: ${k.length - 1} bytes of id, expected 32`;
+    const hash = toHex(blake2b256(plain(value)));
+    if (hash !== id) return `message ${id}: its bytes hash to ${hash}`;
+    try {
+      decodeMessage(plain(value));
+    } catch (error) {
+      return `message ${id}: its bytes do not decode (${reason(error)})`;
+    }
+    if (db.get(key(METADATA, k.subarray(1)), t) === undefined) return `message ${id}: it has no metadata`;
+  }
+  for (const { key: k, value } of db.getRange(range(METADATA))) {
+    const id = toHex(k.subarray(1));
+    if (!stored(k.subarray(1))) return `metadata of ${id}: no message ${id} is stored`;
+    if (value.length !== METADATA_SIZE) return `metadata of ${id}: ${value.length} bytes, expected ${METADATA_SIZE}`;
+  }
+  for (const k of db.getKeys(range(CHILD))) {
+    if (k.length !== 73) return `child entry ${toHex(k)}: ${k.length} bytes, expected 73`;
+    if (!stored(k.subarray(41))) return `child entry ${toHex(k.subarray(1, 33))} → ${toHex(k.subarray(41))}: no message ${toHex(k.subarray(41))} is stored`;
+  }
+  for (const { key: k, value } of db.getRange(range(INDEX))) {
+    const index = toHex(k.subarray(2, 2 + (k[1] ?? 0)));
+    if (value.length !== 32 || !stored(value)) return `index entry ${index} → ${toHex(value)}: no message ${toHex(value)} is stored`;
+  }
+  for (const k of db.getKeys(range(TIP))) {
+    if (!stored(k.subarray(1)) && !isEntryPoint(k.subarray(1))) return `tip ${toHex(k.subarray(1))}: no message is stored for it and it is no entry point`;
+  }
+  for (const k of db.getKeys(range(UNREFERENCED))) {
+    if (!stored(k.subarray(9))) return `unreferenced entry ${toHex(k.subarray(9))}: no message ${toHex(k.subarray(9))} is stored`;
+  }
+  for (const k of db.getKeys(range(REFERENCED))) {
+    if (!stored(k.subarray(5))) return `entry of milestone ${k.readUInt32BE(1)} → ${toHex(k.subarray(5))}: no message ${toHex(k.subarray(5))} is stored`;
+  }
+
+  // Outputs: each unspent one in its address's list, summed per address; each spend names a stored output.
+  const balances = new Map<string, { balance: number; dustAllowance: number; dustOutputs: number }>();
+  let supply = 0;
+  for (const { key: k, value } of db.getRange(range(OUTPUT))) {
+    const id = k.subarray(1);
+    if (value.length !== OUTPUT_SIZE) return `output ${toHex(id)}: ${value.length} bytes, expected ${OUTPUT_SIZE}`;
+    const record = decodeOutput(value);
+    const address = record.output.address.address;
+    const spent = db.get(key(SPENT, id), t) !== undefined;
+    const listed = (prefix: number): boolean => db.get(key(prefix, address, u64(record.seq), id), t) !== undefined;
+    if (!spent) {
+      if (!listed(ADDRESS_UNSPENT)) return `output ${toHex(id)}: unspent, but not in the unspent outputs of address ${toHex(address)}`;
+      const b = balances.get(toHex(address)) ?? { balance: 0, dustAllowance: 0, dustOutputs: 0 };
+      b.balance += record.output.amount;
+      if (record.output.type === 1) b.dustAllowance += record.output.amount;
+      else if (isDustOutput(record.output)) b.dustOutputs += 1;
+      balances.set(toHex(address), b);
+      supply += record.output.amount;
+    } else if (!listed(ADDRESS_SPENT)) return `output ${toHex(id)}: spent, but not in the spent outputs of address ${toHex(address)}`;
+  }
+  for (const k of db.getKeys(range(SPENT))) {
+    if (db.get(key(OUTPUT, k.subarray(1)), t) === undefined) return `spent record ${toHex(k.subarray(1))}: no such output is stored`;
+  }
+  for (const prefix of [ADDRESS_UNSPENT, ADDRESS_SPENT]) {
+    const kind = prefix === ADDRESS_UNSPENT ? "unspent" : "spent";
+    for (const k of db.getKeys(range(prefix))) {
+      const address = toHex(k.subarray(1, 33));
+      const id = k.subarray(41);
+      const raw = db.get(key(OUTPUT, id), t);
+      if (raw === undefined) return `address ${address}: its ${kind} outputs list ${toHex(id)}, which is not stored`;
+      if ((db.get(key(SPENT, id), t) !== undefined) !== (prefix === ADDRESS_SPENT)) return `address ${address}: its ${kind} outputs list ${toHex(id)}, which is ${kind === "spent" ? "unspent" : "spent"}`;
+      if (toHex(decodeOutput(raw).output.address.address) !== address) return `address ${address}: its ${kind} outputs list ${toHex(id)}, which belongs to another address`;
+    }
+  }
+  for (const { key: k, value } of db.getRange(range(BALANCE))) {
+    const address = toHex(k.subarray(1));
+    const have = decodeBalance(value);
+    const expected = balances.get(address) ?? EMPTY_BALANCE;
+    balances.delete(address);
+    if (have.balance !== expected.balance || have.dustAllowance !== expected.dustAllowance || have.dustOutputs !== expected.dustOutputs) {
+      return `balance of address ${address}: stored ${describeBalance(have)}, its unspent outputs give ${describeBalance(expected)}`;
+    }
+  }
+  for (const [address, expected] of balances) {
+    if (expected.balance !== 0 || expected.dustAllowance !== 0 || expected.dustOutputs !== 0) {
+      return `balance of address ${address}: none stored, its unspent outputs give ${describeBalance(expected)}`;
+    }
+  }
+  if (db.get(k().LEDGER, t)?.[0] === 1 && supply !== TOTAL_SUPPLY) return `ledger: the unspent outputs sum to ${supply}, not the total supply ${TOTAL_SUPPLY}`;
+  return undefined;
+}
+
+function describeBalance(b: AddressBalance): string {
+  return `${b.balance} (dust allowance ${b.dustAllowance}, ${b.dustOutputs} dust outputs)`;
 }
 
 function f64(value: number): Buffer {
@@ -664,13 +1225,13 @@ function milestoneRecord(k: Uint8Array, value: Uint8Array): MilestoneRecord {
   return { index: viewOf(k).getUint32(1), messageId: toHex(value.subarray(0, 32)), timestamp: readU64(v, 32) };
 }
 
-function first(db: Db, start: Buffer, end: Buffer): Buffer | undefined {
-  for (const k of db.getKeys({ start, end, limit: 1 })) return Buffer.from(k);
+function first(db: Db, start: Buffer, end: Buffer, options?: ReadOptions): Buffer | undefined {
+  for (const k of db.getKeys({ start, end, limit: 1, ...options })) return Buffer.from(k);
   return undefined;
 }
 
-function last(db: Db, start: Buffer, end: Buffer): { key: Buffer; value: Buffer } | undefined {
-  for (const entry of db.getRange({ start: end, end: start, reverse: true, limit: 1 })) return { key: Buffer.from(entry.key), value: entry.value };
+function last(db: Db, start: Buffer, end: Buffer, options?: ReadOptions): { key: Buffer; value: Buffer } | undefined {
+  for (const entry of db.getRange({ start: end, end: start, reverse: true, limit: 1, ...options })) return { key: Buffer.from(entry.key), value: entry.value };
   return undefined;
 }
 

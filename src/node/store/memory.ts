@@ -1,21 +1,27 @@
 // The memory engine of the storage contract: maps in one process, for tests, browsers and `serve --in-memory`.
 // Every write is synchronous, so the ledger check and the write are one step with nothing to interleave between them.
-// Bounded: past `maxMessages` the oldest messages are forgotten (the ledger and milestones are kept).
+// Bounded: past `maxMessages` the oldest messages are forgotten (the ledger and milestones are kept). Pruning, snapshots
+// and verification follow the rules every engine keeps (contract.ts, NodeStore.prune/readSnapshot/verify).
 import { toHex } from "../../bytes/hex.js";
-import { outputId as makeOutputId } from "../../model/ids.js";
+import { TOTAL_SUPPLY } from "../../bytes/limits.js";
+import { messageId as hashMessageId, outputId as makeOutputId, parseOutputId } from "../../model/ids.js";
 import { NodeError } from "../errors.js";
-import { addBalance, balanceDeltas, checkLedgerState, EMPTY_BALANCE, ledgerOutput, type BalanceDelta } from "../ledger.js";
+import { addBalance, balanceDeltas, checkLedgerState, EMPTY_BALANCE, isDustOutput, ledgerOutput, type BalanceDelta } from "../ledger.js";
 import {
   ZERO_MESSAGE_ID,
   type Acceptance,
   type AcceptResult,
   type AddressBalance,
   type AddressOutputsQuery,
+  type EntryPoint,
+  type LedgerSnapshot,
   type MessageMetadata,
   type MilestoneRecord,
   type NodeStore,
   type OutputRecord,
+  type PruneStep,
   type StoredMessage,
+  type StoreStats,
   type StoreOpenOptions,
   type StoreOpenResult,
   type UtxoChanges,
@@ -38,14 +44,30 @@ export interface MemoryStoreOptions {
 interface Entry {
   readonly stored: StoredMessage;
   metadata: MessageMetadata;
+  /** Arrival order: 1 for the first message this store held. */
+  readonly seq: number;
 }
+
+// What `bytes()` counts per record besides the message bytes themselves: the sizes the records would take serialized
+// (as the embedded engine writes them), not the JavaScript heap they take here. An estimate, for the metric and stats.
+const METADATA_BYTES = 32 + 48; // id key + arrival, flags, cone roots, milestone indexes
+const ENTRY_BYTES = 2 * 32 + 8; // one child, index or tip entry: two ids and a sequence number
+const OUTPUT_BYTES = 34 + 90; // output id key + creating message, seq, booked index, output, spent record
+const MILESTONE_BYTES = 4 + 32 + 8 + 2 * 4; // index, message id, timestamp, UTXO change list headers
 
 type MutableOutput = { -readonly [K in keyof OutputRecord]: OutputRecord[K] };
 
 export class MemoryStore implements NodeStore {
   readonly engine = "memory";
-  readonly entryPoints: ReadonlyMap<string, number>;
+  // The same map, read-only outside: open({ snapshot }) replaces its contents with the snapshot's entry points.
+  readonly #entryPoints = new Map<string, number>();
+  readonly entryPoints: ReadonlyMap<string, number> = this.#entryPoints;
   readonly #messages = new Map<string, Entry>();
+  // Ids of messages no milestone references yet, in arrival order (id → seq): pruning takes the old ones.
+  readonly #unreferenced = new Map<string, number>();
+  // Ids of messages each milestone referenced, and the seq of the milestone's own message: what pruning takes per milestone.
+  readonly #referencedBy = new Map<number, Set<string>>();
+  readonly #milestoneSeq = new Map<number, number>();
   // Insertion order = age: the first key is the oldest tip.
   readonly #tips = new Map<string, true>();
   readonly #children = new Map<string, string[]>();
@@ -65,6 +87,10 @@ export class MemoryStore implements NodeStore {
   #network: string | undefined;
   #ledger = false;
   #latest: MilestoneRecord | undefined;
+  #seq = 0;
+  #pruningIndex = 0;
+  #messageBytes = 0;
+  #coordinatorKeys: string[] | undefined;
   #closed = false;
 
   constructor(options: MemoryStoreOptions = {}) {
@@ -73,8 +99,10 @@ export class MemoryStore implements NodeStore {
     this.#maxPerIndex = Math.max(1, options.maxPerIndex ?? 1000);
     this.#random = options.random ?? Math.random;
     const entryPoints = (options.entryPoints ?? [ZERO_MESSAGE_ID]).map((id) => id.toLowerCase());
-    this.entryPoints = new Map(entryPoints.map((id) => [id, 0]));
-    for (const id of entryPoints) this.#tips.set(id, true);
+    for (const id of entryPoints) {
+      this.#entryPoints.set(id, 0);
+      this.#tips.set(id, true);
+    }
   }
 
   /** Messages held now. */
@@ -88,7 +116,15 @@ export class MemoryStore implements NodeStore {
       if (this.#network !== options.network) {
         throw new NodeError("STORE_WRONG_NETWORK", `this store was made for network ${this.#network}, not ${options.network}`);
       }
-      return { created: false, ledger: this.#ledger };
+      return this.#opened(false);
+    }
+    const snapshot = options.snapshot;
+    if (snapshot !== undefined) {
+      if (snapshot.network !== options.network) {
+        throw new NodeError("STORE_WRONG_NETWORK", `the snapshot was made for network ${snapshot.network}, not ${options.network}`);
+      }
+      this.#loadSnapshot(options.network, snapshot);
+      return this.#opened(true);
     }
     this.#network = options.network;
     if (options.genesis !== undefined) {
@@ -96,7 +132,45 @@ export class MemoryStore implements NodeStore {
       for (const record of genesisRecords(options.genesis)) this.#insertOutput(record);
       this.#addBalances(balanceDeltas([], options.genesis.map((g) => g.output)));
     }
-    return { created: true, ledger: this.#ledger };
+    return this.#opened(true);
+  }
+
+  #opened(created: boolean): StoreOpenResult {
+    return { created, ledger: this.#ledger, ...(this.#coordinatorKeys !== undefined ? { coordinatorPublicKeys: [...this.#coordinatorKeys] } : {}) };
+  }
+
+  /** A new store from a snapshot: its ledger, milestone, entry points (as tips) and coordinator keys. */
+  #loadSnapshot(network: string, snapshot: LedgerSnapshot): void {
+    // Every output id parsed before anything is written: a snapshot refused here leaves the store uncreated.
+    const records: MutableOutput[] = (snapshot.ledger ? snapshot.outputs : []).map((o) => {
+      const { transactionId, index } = parseOutputId(o.outputId);
+      return {
+        outputId: o.outputId.toLowerCase(),
+        transactionId,
+        outputIndex: index,
+        messageId: o.messageId.toLowerCase(),
+        output: o.output,
+        ...(o.milestoneIndexBooked !== undefined ? { milestoneIndexBooked: o.milestoneIndexBooked } : {}),
+      };
+    });
+    this.#network = network;
+    this.#ledger = snapshot.ledger;
+    for (const record of records) this.#insertOutput(record);
+    this.#addBalances(balanceDeltas([], records.map((r) => r.output)));
+    if (snapshot.milestone !== undefined) {
+      const { index, messageId, timestamp } = snapshot.milestone;
+      const record: MilestoneRecord = { index, messageId: messageId.toLowerCase(), timestamp };
+      this.#milestones.set(index, record);
+      this.#latest = record;
+      this.#pruningIndex = index - 1;
+    }
+    this.#entryPoints.clear();
+    this.#tips.clear();
+    for (const { messageId, index } of snapshot.entryPoints) {
+      this.#entryPoints.set(messageId.toLowerCase(), index);
+      this.#tips.set(messageId.toLowerCase(), true);
+    }
+    this.#coordinatorKeys = snapshot.coordinatorPublicKeys.map((k) => k.toLowerCase());
   }
 
   async close(): Promise<void> {
@@ -132,7 +206,10 @@ export class MemoryStore implements NodeStore {
       if (milestone.index !== next) throw new NodeError("MILESTONE_CONFLICT", `milestone ${milestone.index} is not the next one (${next})`);
     }
 
-    this.#messages.set(id, { stored: { id, bytes: acceptance.bytes, message: acceptance.message }, metadata: { arrivalTime: acceptance.arrivalTime, solid: true, coneRoots: acceptance.coneRoots } });
+    const seq = ++this.#seq;
+    this.#messages.set(id, { stored: { id, bytes: acceptance.bytes, message: acceptance.message }, metadata: { arrivalTime: acceptance.arrivalTime, solid: true, coneRoots: acceptance.coneRoots }, seq });
+    this.#unreferenced.set(id, seq);
+    this.#messageBytes += acceptance.bytes.length;
     for (const parent of acceptance.message.parents) {
       const p = toHex(parent);
       this.#tips.delete(p);
@@ -169,10 +246,18 @@ export class MemoryStore implements NodeStore {
   }
 
   #confirm(milestone: Acceptance["milestone"] & object): void {
+    const referenced = new Set<string>();
+    this.#referencedBy.set(milestone.index, referenced);
     for (const r of milestone.referenced) {
       const entry = this.#messages.get(r.messageId);
       if (entry === undefined) continue;
       const isMilestone = r.messageId === milestone.messageId;
+      if (isMilestone) this.#milestoneSeq.set(milestone.index, entry.seq);
+      // Referenced once only; should a milestone name a message again, it counts with the last one.
+      const before = entry.metadata.referencedByMilestoneIndex;
+      if (before !== undefined && before !== milestone.index) this.#referencedBy.get(before)?.delete(r.messageId);
+      referenced.add(r.messageId);
+      this.#unreferenced.delete(r.messageId);
       entry.metadata = {
         ...entry.metadata,
         referencedByMilestoneIndex: milestone.index,
@@ -196,19 +281,22 @@ export class MemoryStore implements NodeStore {
   }
 
   #evictOldest(): void {
-    const oldest = this.#messages.keys().next().value!;
-    const entry = this.#messages.get(oldest)!;
-    this.#messages.delete(oldest);
-    this.#tips.delete(oldest);
-    this.#children.delete(oldest);
-    for (const index of indexesOf(entry.stored.message)) {
-      const key = toHex(index);
-      const ids = this.#byIndex.get(key);
-      if (ids === undefined) continue;
-      const at = ids.indexOf(oldest);
-      if (at >= 0) ids.splice(at, 1);
-      if (ids.length === 0) this.#byIndex.delete(key);
-    }
+    this.#deleteMessage(this.#messages.keys().next().value!);
+  }
+
+  /** Forgets a message with every entry that names it: metadata, children (as parent and as child), index, tip. */
+  #deleteMessage(id: string): void {
+    const entry = this.#messages.get(id);
+    if (entry === undefined) return;
+    this.#messages.delete(id);
+    this.#messageBytes -= entry.stored.bytes.length;
+    this.#tips.delete(id);
+    this.#children.delete(id);
+    for (const parent of entry.stored.message.parents) removeFrom(this.#children, toHex(parent), id);
+    for (const index of indexesOf(entry.stored.message)) removeFrom(this.#byIndex, toHex(index), id);
+    this.#unreferenced.delete(id);
+    const by = entry.metadata.referencedByMilestoneIndex;
+    if (by !== undefined) this.#referencedBy.get(by)?.delete(id);
   }
 
   /** Stores a message with no ledger effect, arriving now (a shortcut for tests and tools). */
@@ -334,6 +422,191 @@ export class MemoryStore implements NodeStore {
     for (const [key, expiresAt] of this.#redeemed) if (expiresAt < now) this.#redeemed.delete(key);
     for (const [key, expiresAt] of this.#revoked) if (expiresAt < now) this.#revoked.delete(key);
   }
+
+  async pruningIndex(): Promise<number> {
+    this.#check();
+    return this.#pruningIndex;
+  }
+
+  /** One step (synchronous, so atomic here): up to `batch` messages of milestone m = pruningIndex + 1, and m itself
+   * once none of its messages is left. */
+  async prune(target: number, batch: number): Promise<PruneStep> {
+    this.#check();
+    const m = this.#pruningIndex + 1;
+    const latest = this.#latest?.index ?? 0;
+    if (m > target || m >= latest) return { pruningIndex: this.#pruningIndex, messages: 0, done: true };
+    const limit = Number.isFinite(batch) ? Math.max(1, Math.floor(batch)) : 1;
+    const msSeq = this.#milestoneSeq.get(m);
+    const victims: string[] = [];
+    // Messages never referenced that arrived before m's own message: below max depth for good.
+    if (msSeq !== undefined) {
+      for (const [id, seq] of this.#unreferenced) {
+        if (seq >= msSeq || victims.length >= limit) break;
+        victims.push(id);
+      }
+    }
+    for (const id of this.#referencedBy.get(m) ?? []) {
+      if (victims.length >= limit) break;
+      victims.push(id);
+    }
+    for (const id of victims) {
+      this.#deleteMessage(id);
+      this.#referencedBy.get(m)?.delete(id);
+    }
+    const firstUnreferenced = this.#unreferenced.values().next();
+    const left = (this.#referencedBy.get(m)?.size ?? 0) > 0 || (msSeq !== undefined && !firstUnreferenced.done && firstUnreferenced.value < msSeq);
+    if (!left) this.#finishMilestone(m);
+    return { pruningIndex: this.#pruningIndex, messages: victims.length, done: this.#pruningIndex >= target };
+  }
+
+  /** Milestone m's record and UTXO changes go, and the outputs it consumed (spent for good); the pruning index becomes m. */
+  #finishMilestone(m: number): void {
+    for (const id of this.#utxoChanges.get(m)?.consumedOutputs ?? []) {
+      const record = this.#outputs.get(id);
+      if (record?.spent === undefined) continue;
+      this.#outputs.delete(id);
+      removeFrom(this.#byAddress, toHex(record.output.address.address), id);
+    }
+    this.#milestones.delete(m);
+    this.#utxoChanges.delete(m);
+    this.#referencedBy.delete(m);
+    this.#milestoneSeq.delete(m);
+    this.#pruningIndex = m;
+  }
+
+  async readSnapshot(): Promise<LedgerSnapshot> {
+    this.#check();
+    const latest = this.#latest;
+    const latestIndex = latest?.index ?? 0;
+    const entryPoints = new Map<string, number>();
+    if (latest !== undefined) entryPoints.set(latest.messageId, latest.index);
+    for (const tip of this.#tips.keys()) {
+      if (entryPoints.has(tip)) continue;
+      const entry = this.#messages.get(tip);
+      entryPoints.set(tip, entry !== undefined ? (entry.metadata.referencedByMilestoneIndex ?? latestIndex) : (this.#entryPoints.get(tip) ?? latestIndex));
+    }
+    const outputs = [...this.#outputs.values()]
+      .filter((o) => o.spent === undefined)
+      .sort((a, b) => (a.outputId < b.outputId ? -1 : a.outputId > b.outputId ? 1 : 0))
+      .map((o) => ({ outputId: o.outputId, messageId: o.messageId, output: o.output, ...(o.milestoneIndexBooked !== undefined ? { milestoneIndexBooked: o.milestoneIndexBooked } : {}) }));
+    return {
+      network: this.#network ?? "",
+      ledger: this.#ledger,
+      ...(latest !== undefined ? { milestone: { ...latest } } : {}),
+      coordinatorPublicKeys: this.#signers(latest),
+      entryPoints: [...entryPoints].map(([messageId, index]): EntryPoint => ({ messageId, index })).sort((a, b) => (a.messageId < b.messageId ? -1 : 1)),
+      outputs,
+    };
+  }
+
+  /** The keys that signed the latest milestone: from its message when stored, else the ones the snapshot carried. */
+  #signers(latest: MilestoneRecord | undefined): string[] {
+    const payload = latest === undefined ? undefined : this.#messages.get(latest.messageId)?.stored.message.payload;
+    if (payload?.type === 1) return payload.publicKeys.map((k) => toHex(k)).sort();
+    return [...(this.#coordinatorKeys ?? [])];
+  }
+
+  async stats(): Promise<StoreStats> {
+    this.#check();
+    let unspent = 0;
+    for (const o of this.#outputs.values()) if (o.spent === undefined) unspent++;
+    const bytes = this.#bytes();
+    return {
+      engine: this.engine,
+      network: this.#network ?? "",
+      messages: this.#messages.size,
+      unspentOutputs: unspent,
+      latestMilestoneIndex: this.#latest?.index ?? 0,
+      pruningIndex: this.#pruningIndex,
+      bytes,
+      // Nothing is on disk: the bytes held are all there is.
+      fileBytes: bytes,
+    };
+  }
+
+  async bytes(): Promise<number> {
+    this.#check();
+    return this.#bytes();
+  }
+
+  /** An estimate of the bytes held: every message's bytes plus its metadata, children/index/tip entries, outputs and
+   * milestones at the sizes their serialized records take (not the JavaScript heap, which the runtime decides). */
+  #bytes(): number {
+    return this.#messageBytes + this.#messages.size * (METADATA_BYTES + ENTRY_BYTES) + this.#outputs.size * OUTPUT_BYTES + this.#milestones.size * MILESTONE_BYTES;
+  }
+
+  async verify(): Promise<string | undefined> {
+    this.#check();
+    for (const [id, entry] of this.#messages) {
+      const hashed = hashMessageId(entry.stored.bytes);
+      if (hashed !== id || entry.stored.id !== id) return `message ${id} hashes to ${hashed}`;
+    }
+    for (const [parent, kids] of this.#children) {
+      for (const kid of kids) {
+        const entry = this.#messages.get(kid);
+        if (entry === undefined) return `the children entry ${parent} → ${kid} points to no stored message`;
+        if (!entry.stored.message.parents.some((p) => toHex(p) === parent)) return `the children entry ${parent} → ${kid}: ${kid} does not name ${parent} as a parent`;
+      }
+    }
+    for (const [index, ids] of this.#byIndex) {
+      for (const id of ids) {
+        const entry = this.#messages.get(id);
+        if (entry === undefined) return `the index entry ${index} → ${id} points to no stored message`;
+        if (!indexesOf(entry.stored.message).some((i) => toHex(i) === index)) return `the index entry ${index} → ${id}: the message has no such index`;
+      }
+    }
+    for (const tip of this.#tips.keys()) {
+      if (!this.#messages.has(tip) && !this.#entryPoints.has(tip)) return `the tip ${tip} is neither a stored message nor an entry point`;
+    }
+    for (const [index, ids] of this.#referencedBy) {
+      for (const id of ids) if (!this.#messages.has(id)) return `milestone ${index} lists ${id} as referenced, which is not stored`;
+    }
+    return this.#verifyLedger();
+  }
+
+  #verifyLedger(): string | undefined {
+    const listed = new Map<string, Set<string>>();
+    for (const [address, ids] of this.#byAddress) {
+      for (const id of ids) {
+        const record = this.#outputs.get(id);
+        if (record === undefined) return `the outputs of address ${address} name ${id}, which is not stored`;
+        if (toHex(record.output.address.address) !== address) return `the outputs of address ${address} name ${id}, which belongs to another address`;
+      }
+      listed.set(address, new Set(ids));
+    }
+    const sums = new Map<string, AddressBalance>();
+    let supply = 0;
+    for (const [id, record] of this.#outputs) {
+      if (record.spent !== undefined) continue;
+      const { output } = record;
+      const address = toHex(output.address.address);
+      if (listed.get(address)?.has(id) !== true) return `the unspent output ${id} is missing from the outputs of address ${address}`;
+      const sum = sums.get(address) ?? EMPTY_BALANCE;
+      sums.set(address, {
+        balance: sum.balance + output.amount,
+        dustAllowance: sum.dustAllowance + (output.type === 1 ? output.amount : 0),
+        dustOutputs: sum.dustOutputs + (isDustOutput(output) ? 1 : 0),
+      });
+      supply += output.amount;
+    }
+    for (const address of new Set([...sums.keys(), ...this.#balances.keys()])) {
+      const want = sums.get(address) ?? EMPTY_BALANCE;
+      const have = this.#balances.get(address) ?? EMPTY_BALANCE;
+      if (want.balance !== have.balance || want.dustAllowance !== have.dustAllowance || want.dustOutputs !== have.dustOutputs) {
+        return `the balance of address ${address} is ${JSON.stringify(have)}, but its unspent outputs give ${JSON.stringify(want)}`;
+      }
+    }
+    if (this.#ledger && supply !== TOTAL_SUPPLY) return `the unspent outputs sum to ${supply}, not the total supply ${TOTAL_SUPPLY}`;
+    return undefined;
+  }
+}
+
+function removeFrom(map: Map<string, string[]>, key: string, id: string): void {
+  const ids = map.get(key);
+  if (ids === undefined) return;
+  const at = ids.indexOf(id);
+  if (at >= 0) ids.splice(at, 1);
+  if (ids.length === 0) map.delete(key);
 }
 
 function pushBounded(map: Map<string, string[]>, key: string, id: string, max: number): void {

@@ -14,7 +14,9 @@
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from "pg";
 import { ProtocolError } from "../../bytes/errors.js";
 import { fromHex, toHex } from "../../bytes/hex.js";
+import { DUST_THRESHOLD, TOTAL_SUPPLY } from "../../bytes/limits.js";
 import { decodeMessage } from "../../model/codec.js";
+import { messageId } from "../../model/ids.js";
 import { NodeError } from "../errors.js";
 import { balanceDeltas, checkLedgerState, EMPTY_BALANCE, type BalanceDelta, type LedgerOutput } from "../ledger.js";
 import type { Output } from "../../model/types.js";
@@ -25,16 +27,21 @@ import {
   type AcceptResult,
   type AddressBalance,
   type AddressOutputsQuery,
+  type EntryPoint,
   type GenesisOutput,
+  type LedgerSnapshot,
   type LedgerInclusionState,
   type MessageMetadata,
   type MilestoneApplication,
   type MilestoneRecord,
   type NodeStore,
   type OutputRecord,
+  type PruneStep,
+  type SnapshotOutput,
   type StoredMessage,
   type StoreOpenOptions,
   type StoreOpenResult,
+  type StoreStats,
   type UtxoChanges,
 } from "./contract.js";
 
@@ -85,6 +92,20 @@ const MIGRATIONS: readonly { readonly description: string; readonly statements: 
       `CREATE TABLE chrysalis.secrets (name text PRIMARY KEY, value bytea NOT NULL)`,
     ],
   },
+  {
+    description: "pruning and snapshots: messages by confirming milestone, unreferenced messages by arrival, solid entry points",
+    statements: [
+      // Pruning milestone m finds its cone here, oldest first (the milestone's own message, the newest, goes last).
+      `CREATE INDEX messages_by_milestone ON chrysalis.messages (referenced_by, seq)`,
+      // Messages never referenced leave the unreferenced set at confirmation, so this index stays small; pruning
+      // takes the old ones (arrived before milestone m's message) with m.
+      `CREATE INDEX messages_unreferenced ON chrysalis.messages (seq) WHERE referenced_by IS NULL`,
+      `CREATE TABLE chrysalis.entry_points (message_id bytea PRIMARY KEY, index integer NOT NULL)`,
+      // The rows exist from here on, so a prune step and a snapshot load only update them. A store's existence is
+      // told by its 'network' row, which these do not set.
+      `INSERT INTO chrysalis.meta (key, value) VALUES ('pruning_index', '0'), ('coordinator_keys', '') ON CONFLICT (key) DO NOTHING`,
+    ],
+  },
 ];
 
 /** The schema version this code writes: the number of migrations it knows. */
@@ -92,6 +113,19 @@ export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
 
 /** pg_advisory_xact_lock key serialising migrations and store creation between instances ("chrysali" in ASCII). */
 const MIGRATION_LOCK = 0x6368727973616c69n;
+
+/** pg_try_advisory_xact_lock key held by the one prune step running on the database ("prunelck" in ASCII). */
+export const PRUNE_LOCK = 0x7072756e656c636bn;
+
+/** The first schema version with the pruning index, entry points and coordinator keys (migration 2). */
+const AGEING_SCHEMA = 2;
+
+/** Outputs per INSERT when a snapshot is loaded: large enough to load 100,000 outputs in a few statements, small
+ * enough that one statement's arrays stay a few megabytes. */
+const SNAPSHOT_CHUNK = 10_000;
+
+/** Messages hashed per round trip by verify(). */
+const VERIFY_PAGE = 1000;
 
 const INCLUSION: readonly LedgerInclusionState[] = ["noTransaction", "included", "conflicting"];
 
@@ -177,6 +211,10 @@ export class PostgresStore implements NodeStore {
   readonly target: string;
   readonly #options: PostgresStoreOptions;
   readonly #maxTips: number;
+  // The same map as `entryPoints`: the constructor's until open replaces it with the ones the store persisted.
+  readonly #entryPoints: Map<string, number>;
+  /** The schema version of the database this instance opened (openExisting migrates nothing, so it may be older). */
+  #schemaVersion = 0;
   #pool: Pool | undefined;
   #connecting: Promise<Pool> | undefined;
   #closed = false;
@@ -184,13 +222,18 @@ export class PostgresStore implements NodeStore {
   constructor(options: PostgresStoreOptions | string) {
     this.#options = typeof options === "string" ? { connectionString: options } : options;
     this.#maxTips = Math.max(1, this.#options.maxTips ?? 1000);
-    this.entryPoints = new Map((this.#options.entryPoints ?? [ZERO_MESSAGE_ID]).map((id) => [id.toLowerCase(), 0]));
+    this.#entryPoints = new Map((this.#options.entryPoints ?? [ZERO_MESSAGE_ID]).map((id) => [id.toLowerCase(), 0]));
+    this.entryPoints = this.#entryPoints;
     this.target = describeTarget(this.#options.connectionString);
   }
 
   /** Connects (once), runs the missing migrations, and creates the store or checks the one the database holds. */
   async open(options: StoreOpenOptions): Promise<StoreOpenResult> {
     if (this.#closed) throw storeClosed();
+    // Refused before connecting, so nothing is created for a snapshot of another network.
+    if (options.snapshot !== undefined && options.snapshot.network !== options.network) {
+      throw new NodeError("STORE_WRONG_NETWORK", `the snapshot was made for network ${options.snapshot.network}, not ${options.network}`);
+    }
     const first = this.#connecting === undefined;
     this.#pool = await (this.#connecting ??= this.#createPool().catch((error: unknown) => {
       this.#connecting = undefined;
@@ -234,7 +277,16 @@ export class PostgresStore implements NodeStore {
     }
     const meta = new Map(rows.map((r) => [r.key, r.value]));
     if (!meta.has("network")) throw new NodeError("STORE_UNAVAILABLE", `the database at ${this.target} holds no chrysalis store`);
-    return { created: false, ledger: meta.get("ledger") === "1" };
+    this.#schemaVersion = version;
+    // A store not migrated yet has no persisted entry points: the constructor's stand, as they did for that version.
+    if (version >= AGEING_SCHEMA) {
+      try {
+        await this.#loadEntryPoints(this.#pool);
+      } catch (error) {
+        throw this.#failure(error);
+      }
+    }
+    return opened(false, meta);
   }
 
   async #createPool(): Promise<Pool> {
@@ -275,18 +327,93 @@ export class PostgresStore implements NodeStore {
         await client.query("INSERT INTO chrysalis.schema_migrations (version, description) VALUES ($1, $2)", [v + 1, migration.description]);
       }
       const meta = new Map((await client.query<{ key: string; value: string }>("SELECT key, value FROM chrysalis.meta")).rows.map((r) => [r.key, r.value]));
+      this.#schemaVersion = MIGRATIONS.length;
       const network = meta.get("network");
       if (network !== undefined) {
         if (network !== options.network) throw new NodeError("STORE_WRONG_NETWORK", `the database at ${this.target} was made for network ${network}, not ${options.network}`);
-        return { created: false, ledger: meta.get("ledger") === "1" };
+        // A store made before entry points were persisted was opened with this instance's (the constructor's) ones.
+        if (version < AGEING_SCHEMA) await this.#persistEntryPoints(client, [...this.#entryPoints].map(([messageId, index]) => ({ messageId, index })));
+        await this.#loadEntryPoints(client);
+        return opened(false, meta);
       }
+      const snapshot = options.snapshot;
+      if (snapshot !== undefined) return this.#applySnapshot(client, snapshot);
       const ledger = options.genesis !== undefined;
       await client.query("INSERT INTO chrysalis.meta (key, value) VALUES ('network', $1), ('ledger', $2)", [options.network, ledger ? "1" : "0"]);
-      const entryPoints = [...this.entryPoints.keys()].map((id, i) => hexBytes(id, `entryPoints[${i}]`, 32));
-      await client.query("INSERT INTO chrysalis.tips (message_id, seq) SELECT unnest($1::bytea[]), 0", [entryPoints]);
+      await this.#persistEntryPoints(client, [...this.#entryPoints].map(([messageId, index]) => ({ messageId, index })));
       if (options.genesis !== undefined) await this.#applyGenesis(client, options.genesis);
+      await this.#loadEntryPoints(client);
       return { created: true, ledger };
     });
+  }
+
+  /** Persists solid entry points, each a tip from the start (new messages attach to them). */
+  async #persistEntryPoints(client: PoolClient, entryPoints: readonly EntryPoint[]): Promise<void> {
+    const ids = entryPoints.map((e, i) => hexBytes(e.messageId, `entryPoints[${i}].messageId`, 32));
+    await client.query(
+      `INSERT INTO chrysalis.entry_points (message_id, index) SELECT * FROM unnest($1::bytea[], $2::integer[]) ON CONFLICT (message_id) DO NOTHING`,
+      [ids, entryPoints.map((e) => e.index)],
+    );
+    await client.query("INSERT INTO chrysalis.tips (message_id, seq) SELECT unnest($1::bytea[]), 0 ON CONFLICT (message_id) DO NOTHING", [ids]);
+  }
+
+  async #loadEntryPoints(client: Pool | PoolClient): Promise<void> {
+    const { rows } = await client.query<{ message_id: Buffer; index: number }>("SELECT message_id, index FROM chrysalis.entry_points ORDER BY message_id");
+    this.#entryPoints.clear();
+    for (const r of rows) this.#entryPoints.set(toHex(r.message_id), r.index);
+  }
+
+  /**
+   * Makes the new store the snapshot describes, in the creation transaction: its outputs (in chunks), the balances
+   * derived from them, its milestone record (no message, no UTXO changes), entry points, coordinator keys and the
+   * pruning index below its milestone.
+   */
+  async #applySnapshot(client: PoolClient, snapshot: LedgerSnapshot): Promise<StoreOpenResult> {
+    await client.query("INSERT INTO chrysalis.meta (key, value) VALUES ('network', $1), ('ledger', $2)", [snapshot.network, snapshot.ledger ? "1" : "0"]);
+    const keys = snapshot.coordinatorPublicKeys.map((k, i) => toHex(fromHex(k, `snapshot.coordinatorPublicKeys[${i}]`, 32)));
+    const pruningIndex = snapshot.milestone === undefined ? 0 : Math.max(0, snapshot.milestone.index - 1);
+    await client.query("UPDATE chrysalis.meta SET value = CASE key WHEN 'pruning_index' THEN $1 ELSE $2 END WHERE key IN ('pruning_index', 'coordinator_keys')", [
+      String(pruningIndex),
+      keys.join(","),
+    ]);
+    await this.#persistEntryPoints(client, snapshot.entryPoints);
+    const outputs = snapshot.outputs;
+    for (let start = 0; start < outputs.length; start += SNAPSHOT_CHUNK) {
+      const chunk = outputs.slice(start, start + SNAPSHOT_CHUNK);
+      await client.query(
+        `INSERT INTO chrysalis.outputs (output_id, seq, message_id, type, address, amount, milestone_booked)
+         SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::bytea[], $4::smallint[], $5::bytea[], $6::bigint[], $7::integer[])`,
+        [
+          chunk.map((o, i) => hexBytes(o.outputId, `snapshot.outputs[${start + i}].outputId`, 34)),
+          // Below every message's outputs (which start at 128), in snapshot order: the snapshot's outputs are the
+          // oldest of each address's list.
+          chunk.map((_, i) => start + i - outputs.length),
+          chunk.map((o, i) => hexBytes(o.messageId, `snapshot.outputs[${start + i}].messageId`, 32)),
+          chunk.map((o) => o.output.type),
+          chunk.map((o) => Buffer.from(o.output.address.address)),
+          chunk.map((o) => o.output.amount),
+          chunk.map((o) => o.milestoneIndexBooked ?? null),
+        ],
+      );
+    }
+    // One aggregate over what was just inserted, by the same rules as balanceDeltas (dust: a single output below the
+    // threshold).
+    await client.query(
+      `INSERT INTO chrysalis.balances (address, balance, dust_allowance, dust_outputs)
+       SELECT address, sum(amount), coalesce(sum(amount) FILTER (WHERE type = 1), 0), count(*) FILTER (WHERE type = 0 AND amount < $1)
+       FROM chrysalis.outputs GROUP BY address`,
+      [DUST_THRESHOLD],
+    );
+    if (snapshot.milestone !== undefined) {
+      const m = snapshot.milestone;
+      await client.query("INSERT INTO chrysalis.milestones (index, message_id, timestamp, created_outputs, consumed_outputs) VALUES ($1, $2, $3, '{}', '{}')", [
+        m.index,
+        hexBytes(m.messageId, "snapshot.milestone.messageId", 32),
+        m.timestamp,
+      ]);
+    }
+    await this.#loadEntryPoints(client);
+    return { created: true, ledger: snapshot.ledger, ...(keys.length > 0 ? { coordinatorPublicKeys: keys } : {}) };
   }
 
   async #applyGenesis(client: PoolClient, genesis: readonly GenesisOutput[]): Promise<void> {
@@ -334,7 +461,7 @@ export class PostgresStore implements NodeStore {
    * back and comes through as it is; a deadlock or serialisation failure is retried; a lost connection is
    * STORE_UNAVAILABLE (the transaction did not commit, or its outcome is unknown and a retry finds the message stored).
    */
-  async #transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
+  async #transaction<T>(body: (client: PoolClient) => Promise<T>, begin = "BEGIN"): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const pool = this.#poolOrThrow();
       let client: PoolClient;
@@ -345,7 +472,7 @@ export class PostgresStore implements NodeStore {
       }
       let broken = false;
       try {
-        await client.query("BEGIN");
+        await client.query(begin);
         const result = await body(client);
         await client.query("COMMIT");
         return result;
@@ -666,7 +793,335 @@ export class PostgresStore implements NodeStore {
     await this.#query({ text: "DELETE FROM chrysalis.redeemed_nonces WHERE expires_at < $1", values: [now] });
     await this.#query({ text: "DELETE FROM chrysalis.revoked_tokens WHERE expires_at < $1", values: [now] });
   }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Ageing: pruning, snapshots, statistics and verification
+
+  /**
+   * Pruning needs what migration 2 added (its indexes, the pruning index row), and openExisting may have found an
+   * older database it must not migrate. The reads below work on either: a missing row reads as its default, and the
+   * entry points are this instance's map (the persisted ones once migrated).
+   */
+  #requirePruning(): void {
+    this.#poolOrThrow();
+    if (this.#schemaVersion < AGEING_SCHEMA) {
+      throw new NodeError("NOT_SUPPORTED", `the database at ${this.target} holds schema version ${this.#schemaVersion}: open it once with this version (chrysalis serve) to migrate it before pruning`);
+    }
+  }
+
+  async pruningIndex(): Promise<number> {
+    const rows = await this.#query<{ value: string }>({ name: "chrysalis_pruning_index", text: "SELECT value FROM chrysalis.meta WHERE key = 'pruning_index'" });
+    return num(rows[0]?.value ?? 0);
+  }
+
+  async prune(target: number, batch: number): Promise<PruneStep> {
+    this.#requirePruning();
+    const limit = Math.max(1, Math.floor(batch));
+    return this.#transaction(async (client) => {
+      // Taken for this transaction only: another instance's step that finds it taken stops (its pruner tries again
+      // later), so every milestone is pruned by one instance and no step waits on another.
+      const lock = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS locked", [PRUNE_LOCK.toString()]);
+      // Read after the lock: the previous holder's commit is visible to this statement (READ COMMITTED).
+      const state = await client.query<{ pruning: string | null; latest: number | null }>(
+        "SELECT (SELECT value FROM chrysalis.meta WHERE key = 'pruning_index') AS pruning, (SELECT max(index) FROM chrysalis.milestones) AS latest",
+      );
+      const pruned = num(state.rows[0]?.pruning ?? 0);
+      if (lock.rows[0]?.locked !== true) return { pruningIndex: pruned, messages: 0, done: true };
+      const m = pruned + 1;
+      // The latest milestone always stays (the next index and the coordinator's chain follow from it), so a target
+      // at or past it stops there.
+      if (m > target || m >= (state.rows[0]?.latest ?? 0)) return { pruningIndex: pruned, messages: 0, done: true };
+
+      const deleted = await client.query<{ id: Buffer; seq: string; head: Buffer }>({ name: "chrysalis_prune_messages", text: PRUNE_MESSAGES, values: [m, limit] });
+      const ids = deleted.rows.map((r) => r.id);
+      if (ids.length > 0) {
+        const own = new Set(ids.map((id) => id.toString("hex")));
+        // A deleted message's own child entries, by their exact keys; those under a parent deleted here go with the
+        // parent's range.
+        const keys = deleted.rows.flatMap((r) => parentIdsOf(r.head).filter((p) => !own.has(p.toString("hex"))).map((parent) => ({ parent, seq: r.seq, child: r.id })));
+        await client.query({
+          name: "chrysalis_prune_entries",
+          text: PRUNE_ENTRIES,
+          values: [ids, keys.map((k) => k.parent), keys.map((k) => k.seq), keys.map((k) => k.child)],
+        });
+      }
+      if (ids.length === limit) return { pruningIndex: pruned, messages: ids.length, done: false };
+      const remaining = await client.query<{ remaining: boolean }>({ name: "chrysalis_prune_remaining", text: PRUNE_REMAINING, values: [m] });
+      if (remaining.rows[0]?.remaining === true) return { pruningIndex: pruned, messages: ids.length, done: false };
+      await client.query({ name: "chrysalis_prune_milestone", text: PRUNE_MILESTONE, values: [m] });
+      return { pruningIndex: m, messages: ids.length, done: m >= target };
+    });
+  }
+
+  async readSnapshot(): Promise<LedgerSnapshot> {
+    this.#poolOrThrow();
+    return this.#transaction(async (client) => {
+      const meta = new Map((await client.query<{ key: string; value: string }>("SELECT key, value FROM chrysalis.meta")).rows.map((r) => [r.key, r.value]));
+      const latestRow = (await client.query<MilestoneRow>("SELECT index, message_id, timestamp FROM chrysalis.milestones ORDER BY index DESC LIMIT 1")).rows[0];
+      const milestone = latestRow === undefined ? undefined : milestoneOf(latestRow);
+      const latestIndex = milestone?.index ?? 0;
+      let keys = coordinatorKeys(meta);
+      const entryPoints = new Map<string, number>();
+      if (milestone !== undefined) {
+        entryPoints.set(milestone.messageId, milestone.index);
+        // The keys that signed the latest milestone; a store made from a snapshot has not stored that message.
+        const stored = (await client.query<{ bytes: Buffer }>("SELECT bytes FROM chrysalis.messages WHERE id = $1", [latestRow!.message_id])).rows[0];
+        if (stored !== undefined) {
+          const payload = decodeMessage(new Uint8Array(stored.bytes.buffer, stored.bytes.byteOffset, stored.bytes.byteLength)).payload;
+          if (payload?.type === 1) keys = payload.publicKeys.map((k) => toHex(k)).sort();
+        }
+      }
+      const tips = await client.query<{ message_id: Buffer; stored: boolean; referenced_by: number | null }>(
+        `SELECT t.message_id, m.id IS NOT NULL AS stored, m.referenced_by
+         FROM chrysalis.tips t LEFT JOIN chrysalis.messages m ON m.id = t.message_id ORDER BY t.seq, t.message_id`,
+      );
+      for (const r of tips.rows) {
+        const id = toHex(r.message_id);
+        if (!entryPoints.has(id)) entryPoints.set(id, r.stored ? (r.referenced_by ?? latestIndex) : (this.#entryPoints.get(id) ?? latestIndex));
+      }
+      const outputs: SnapshotOutput[] = [];
+      // Pages in output id order (the primary key), all inside this one snapshot of the database.
+      for (let after: Buffer = Buffer.alloc(0); ; ) {
+        const page = await client.query<OutputRow & { message_id: Buffer; milestone_booked: number | null }>(
+          `SELECT o.output_id, o.message_id, o.milestone_booked, o.type, o.address, o.amount FROM chrysalis.outputs o
+           WHERE o.output_id > $1 AND NOT EXISTS (SELECT 1 FROM chrysalis.spent s WHERE s.output_id = o.output_id)
+           ORDER BY o.output_id LIMIT $2`,
+          [after, SNAPSHOT_CHUNK],
+        );
+        for (const r of page.rows) {
+          outputs.push({ outputId: toHex(r.output_id), messageId: toHex(r.message_id), ...(r.milestone_booked !== null ? { milestoneIndexBooked: r.milestone_booked } : {}), output: outputOf(r) });
+        }
+        if (page.rows.length < SNAPSHOT_CHUNK) break;
+        after = page.rows[page.rows.length - 1]!.output_id;
+      }
+      return {
+        network: meta.get("network") ?? "",
+        ledger: meta.get("ledger") === "1",
+        ...(milestone !== undefined ? { milestone } : {}),
+        coordinatorPublicKeys: keys,
+        entryPoints: [...entryPoints].map(([messageId, index]) => ({ messageId, index })),
+        outputs,
+      };
+    }, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+  }
+
+  async stats(): Promise<StoreStats> {
+    // One statement: every count from the same snapshot.
+    const rows = await this.#query<{ network: string | null; messages: string; unspent: string; latest: number; pruning: string | null; bytes: string }>({
+      text: `SELECT (SELECT value FROM chrysalis.meta WHERE key = 'network') AS network,
+               (SELECT count(*) FROM chrysalis.messages) AS messages,
+               (SELECT count(*) FROM chrysalis.outputs o WHERE NOT EXISTS (SELECT 1 FROM chrysalis.spent s WHERE s.output_id = o.output_id)) AS unspent,
+               (SELECT coalesce(max(index), 0) FROM chrysalis.milestones) AS latest,
+               (SELECT value FROM chrysalis.meta WHERE key = 'pruning_index') AS pruning,
+               (${SCHEMA_BYTES}) AS bytes`,
+    });
+    const r = rows[0]!;
+    const bytes = num(r.bytes);
+    return {
+      engine: this.engine,
+      network: r.network ?? "",
+      messages: num(r.messages),
+      unspentOutputs: num(r.unspent),
+      latestMilestoneIndex: r.latest,
+      pruningIndex: num(r.pruning ?? 0),
+      bytes,
+      fileBytes: bytes,
+    };
+  }
+
+  async bytes(): Promise<number> {
+    this.#poolOrThrow();
+    const rows = await this.#query<{ bytes: string }>({ name: "chrysalis_bytes", text: `SELECT (${SCHEMA_BYTES}) AS bytes` });
+    return num(rows[0]?.bytes ?? 0);
+  }
+
+  async verify(): Promise<string | undefined> {
+    this.#poolOrThrow();
+    return this.#transaction((client) => this.#verify(client), "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+  }
+
+  /**
+   * The checks, in order, each answering its first finding. Index entries and address lists are indexes of the
+   * messages and outputs tables here, kept by the database itself; what is checked is what a row can get wrong.
+   */
+  async #verify(client: PoolClient): Promise<string | undefined> {
+    const meta = new Map((await client.query<{ key: string; value: string }>("SELECT key, value FROM chrysalis.meta")).rows.map((r) => [r.key, r.value]));
+    const pruned = num(meta.get("pruning_index") ?? 0);
+
+    // Every message hashes to its id, and its index key is its indexation payload's.
+    for (let after = -1; ; ) {
+      const page = await client.query<{ id: Buffer; seq: string; bytes: Buffer; index_key: Buffer | null }>(
+        "SELECT id, seq, bytes, index_key FROM chrysalis.messages WHERE seq > $1 ORDER BY seq LIMIT $2",
+        [after, VERIFY_PAGE],
+      );
+      for (const r of page.rows) {
+        const id = toHex(r.id);
+        const bytes = new Uint8Array(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength);
+        const hash = messageId(bytes);
+        if (hash !== id) return `message ${id}: its bytes hash to ${hash}`;
+        let index: Uint8Array | undefined;
+        try {
+          index = indexesOf(decodeMessage(bytes))[0];
+        } catch (error) {
+          return `message ${id}: its bytes do not decode (${reason(error)})`;
+        }
+        const stored = r.index_key === null ? undefined : toHex(r.index_key);
+        if ((index === undefined ? undefined : toHex(index)) !== stored) return `message ${id}: its index entry does not match its indexation payload`;
+      }
+      if (page.rows.length < VERIFY_PAGE) break;
+      after = num(page.rows[page.rows.length - 1]!.seq);
+    }
+
+    const metadata = (
+      await client.query<{ id: Buffer; referenced_by: number | null; milestone_index: number | null; inclusion: number | null; conflict_reason: number | null }>(
+        `SELECT id, referenced_by, milestone_index, inclusion, conflict_reason FROM chrysalis.messages
+         WHERE (referenced_by IS NULL) <> (inclusion IS NULL) OR inclusion NOT BETWEEN 1 AND 3 OR referenced_by <= $1
+           OR (milestone_index IS NOT NULL AND milestone_index IS DISTINCT FROM referenced_by)
+           OR (conflict_reason IS NOT NULL AND inclusion IS DISTINCT FROM 3)
+         ORDER BY seq LIMIT 1`,
+        [pruned],
+      )
+    ).rows[0];
+    if (metadata !== undefined) {
+      const id = toHex(metadata.id);
+      if (metadata.referenced_by !== null && metadata.referenced_by <= pruned) {
+        return `message ${id}: referenced by milestone ${metadata.referenced_by}, at or below the pruning index ${pruned}, yet still stored`;
+      }
+      return `message ${id}: inconsistent metadata (referenced by ${metadata.referenced_by ?? "none"}, milestone ${metadata.milestone_index ?? "none"}, inclusion ${metadata.inclusion ?? "none"}, conflict reason ${metadata.conflict_reason ?? "none"})`;
+    }
+
+    const child = (
+      await client.query<{ parent: Buffer; child: Buffer }>(
+        `SELECT c.parent, c.child FROM chrysalis.children c LEFT JOIN chrysalis.messages m ON m.id = c.child
+         WHERE m.id IS NULL OR m.seq <> c.seq ORDER BY c.parent, c.seq LIMIT 1`,
+      )
+    ).rows[0];
+    if (child !== undefined) return `children entry of ${toHex(child.parent)}: its child ${toHex(child.child)} is not a stored message`;
+
+    const tip = (
+      await client.query<{ message_id: Buffer }>(
+        `SELECT t.message_id FROM chrysalis.tips t
+         WHERE NOT EXISTS (SELECT 1 FROM chrysalis.messages m WHERE m.id = t.message_id) AND NOT (t.message_id = ANY($1::bytea[]))
+         ORDER BY t.seq LIMIT 1`,
+        [[...this.#entryPoints.keys()].map((id) => Buffer.from(id, "hex"))],
+      )
+    ).rows[0];
+    if (tip !== undefined) return `tip ${toHex(tip.message_id)}: neither a stored message nor an entry point`;
+
+    // A milestone's message may be missing only at pruning index + 1: a snapshot's milestone, or one being pruned.
+    const milestone = (
+      await client.query<{ index: number; message_id: Buffer }>(
+        `SELECT ms.index, ms.message_id FROM chrysalis.milestones ms
+         WHERE ms.index <= $1 OR (ms.index > $1 + 1 AND NOT EXISTS (SELECT 1 FROM chrysalis.messages m WHERE m.id = ms.message_id))
+         ORDER BY ms.index LIMIT 1`,
+        [pruned],
+      )
+    ).rows[0];
+    if (milestone !== undefined) {
+      return milestone.index <= pruned
+        ? `milestone ${milestone.index}: at or below the pruning index ${pruned}, yet still stored`
+        : `milestone ${milestone.index}: its message ${toHex(milestone.message_id)} is not stored`;
+    }
+
+    const spent = (
+      await client.query<{ output_id: Buffer }>(
+        "SELECT s.output_id FROM chrysalis.spent s WHERE NOT EXISTS (SELECT 1 FROM chrysalis.outputs o WHERE o.output_id = s.output_id) ORDER BY s.output_id LIMIT 1",
+      )
+    ).rows[0];
+    if (spent !== undefined) return `spent record of output ${toHex(spent.output_id)}: no such output`;
+
+    // Balances against their unspent outputs; an address whose outputs are all spent keeps a row of zeros.
+    const balance = (
+      await client.query<{ address: Buffer; balance: string; dust_allowance: string; dust_outputs: string; sum: string; allowance: string; dust: string }>(
+        `WITH u AS (
+           SELECT o.address, sum(o.amount) AS sum, coalesce(sum(o.amount) FILTER (WHERE o.type = 1), 0) AS allowance,
+             count(*) FILTER (WHERE o.type = 0 AND o.amount < $1) AS dust
+           FROM chrysalis.outputs o WHERE NOT EXISTS (SELECT 1 FROM chrysalis.spent s WHERE s.output_id = o.output_id)
+           GROUP BY o.address
+         )
+         SELECT coalesce(b.address, u.address) AS address,
+           coalesce(b.balance, 0) AS balance, coalesce(b.dust_allowance, 0) AS dust_allowance, coalesce(b.dust_outputs, 0) AS dust_outputs,
+           coalesce(u.sum, 0) AS sum, coalesce(u.allowance, 0) AS allowance, coalesce(u.dust, 0) AS dust
+         FROM u FULL JOIN chrysalis.balances b ON b.address = u.address
+         WHERE coalesce(b.balance, 0) <> coalesce(u.sum, 0) OR coalesce(b.dust_allowance, 0) <> coalesce(u.allowance, 0)
+           OR coalesce(b.dust_outputs, 0) <> coalesce(u.dust, 0)
+         ORDER BY 1 LIMIT 1`,
+        [DUST_THRESHOLD],
+      )
+    ).rows[0];
+    if (balance !== undefined) {
+      return (
+        `balance of address ${toHex(balance.address)}: stored ${balance.balance} (dust allowance ${balance.dust_allowance}, dust outputs ${balance.dust_outputs}), ` +
+        `its unspent outputs give ${balance.sum} (dust allowance ${balance.allowance}, dust outputs ${balance.dust})`
+      );
+    }
+
+    if (meta.get("ledger") === "1") {
+      const total = (
+        await client.query<{ total: string }>(
+          "SELECT coalesce(sum(o.amount), 0)::text AS total FROM chrysalis.outputs o WHERE NOT EXISTS (SELECT 1 FROM chrysalis.spent s WHERE s.output_id = o.output_id)",
+        )
+      ).rows[0]!.total;
+      if (total !== String(TOTAL_SUPPLY)) return `ledger: the unspent outputs sum to ${total}, not the total supply ${TOTAL_SUPPLY}`;
+    }
+    return undefined;
+  }
 }
+
+// Up to $2 messages of milestone $1's cone, oldest first, with the unreferenced messages that arrived before the
+// milestone's own message (only while that message is stored: it is the newest of the cone, so it goes last, after
+// every older unreferenced message). The condition is repeated on the DELETE so that a row a concurrent
+// confirmation changed is re-checked rather than deleted. `head` holds the parents (network id, count, 8 × 32 bytes).
+const PRUNE_MESSAGES = `
+WITH own AS (
+  SELECT m.seq FROM chrysalis.milestones ms JOIN chrysalis.messages m ON m.id = ms.message_id WHERE ms.index = $1
+), victims AS (
+  SELECT id FROM (
+    (SELECT id, seq FROM chrysalis.messages WHERE referenced_by IS NULL AND seq < (SELECT seq FROM own) ORDER BY seq LIMIT $2)
+    UNION ALL
+    (SELECT id, seq FROM chrysalis.messages WHERE referenced_by = $1 ORDER BY seq LIMIT $2)
+  ) AS v ORDER BY seq LIMIT $2
+)
+DELETE FROM chrysalis.messages AS m USING victims v
+WHERE m.id = v.id AND (m.referenced_by = $1 OR (m.referenced_by IS NULL AND m.seq < (SELECT seq FROM own)))
+RETURNING m.id, m.seq, substring(m.bytes FROM 1 FOR 265) AS head`;
+
+// The deleted messages' children entries as parents (a range of the primary key), as children (exact keys), and
+// their tip entries.
+const PRUNE_ENTRIES = `
+WITH p AS (
+  DELETE FROM chrysalis.children WHERE parent = ANY($1::bytea[])
+), c AS (
+  DELETE FROM chrysalis.children AS c USING unnest($2::bytea[], $3::bigint[], $4::bytea[]) AS k(parent, seq, child)
+  WHERE c.parent = k.parent AND c.seq = k.seq AND c.child = k.child
+)
+DELETE FROM chrysalis.tips WHERE message_id = ANY($1::bytea[])`;
+
+// Whether milestone $1 still has messages to prune (this transaction's deletes included).
+const PRUNE_REMAINING = `
+SELECT EXISTS (SELECT 1 FROM chrysalis.messages WHERE referenced_by = $1)
+  OR EXISTS (
+    SELECT 1 FROM chrysalis.messages WHERE referenced_by IS NULL AND seq < (
+      SELECT m.seq FROM chrysalis.milestones ms JOIN chrysalis.messages m ON m.id = ms.message_id WHERE ms.index = $1
+    )
+  ) AS remaining`;
+
+// Finishes milestone $1: its record and UTXO changes, the outputs it consumed (only those with a spent record: an
+// unspent output is never deleted), and the pruning index.
+const PRUNE_MILESTONE = `
+WITH ms AS (
+  DELETE FROM chrysalis.milestones WHERE index = $1 RETURNING consumed_outputs
+), s AS (
+  DELETE FROM chrysalis.spent WHERE output_id IN (SELECT unnest(consumed_outputs) FROM ms) RETURNING output_id
+), o AS (
+  DELETE FROM chrysalis.outputs WHERE output_id IN (SELECT output_id FROM s)
+)
+UPDATE chrysalis.meta SET value = $1::integer::text WHERE key = 'pruning_index'`;
+
+// Tables with their indexes and TOAST, from the catalog and file sizes: cheap enough for a scraped metric.
+const SCHEMA_BYTES = `
+SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = 'chrysalis' AND c.relkind = 'r'`;
 
 interface OutputRow {
   output_id: Buffer;
@@ -689,6 +1144,30 @@ interface MilestoneRow {
   index: number;
   message_id: Buffer;
   timestamp: string;
+}
+
+/** What open answers for a store that exists: its ledger flag and the coordinator keys it was made with, if any. */
+function opened(created: boolean, meta: ReadonlyMap<string, string>): StoreOpenResult {
+  const keys = coordinatorKeys(meta);
+  return { created, ledger: meta.get("ledger") === "1", ...(keys.length > 0 ? { coordinatorPublicKeys: keys } : {}) };
+}
+
+/** The persisted coordinator keys: hex, comma-separated ("" when the store was not made from a snapshot). */
+function coordinatorKeys(meta: ReadonlyMap<string, string>): string[] {
+  const text = meta.get("coordinator_keys") ?? "";
+  return text === "" ? [] : text.split(",");
+}
+
+/**
+ * The parent ids of a message from its canonical bytes (network id u64 ‖ parents count u8 ‖ 32 bytes each, PROTOCOL.md),
+ * without decoding the rest: pruning needs only them to find the message's own child entries. Bounded by the bytes,
+ * so damaged bytes give fewer parents rather than an exception.
+ */
+function parentIdsOf(bytes: Buffer): Buffer[] {
+  const count = bytes.length > 8 ? bytes[8]! : 0;
+  const parents: Buffer[] = [];
+  for (let i = 0; i < count && 9 + 32 * (i + 1) <= bytes.length; i++) parents.push(bytes.subarray(9 + 32 * i, 9 + 32 * (i + 1)));
+  return parents;
 }
 
 function outputOf(r: OutputRow): Output {

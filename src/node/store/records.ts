@@ -43,7 +43,7 @@ const optional = (value: number): number | undefined => (value === NONE ? undefi
 
 // Metadata: seq u64 | arrivalTime f64 | cone oldest u32 | cone youngest u32 | referencedBy u32 | milestoneIndex u32 |
 // inclusion u8 | conflictReason u8 | flags u8 (bit 0 solid, bit 1 conflictReason set).
-const METADATA_SIZE = 35;
+export const METADATA_SIZE = 35;
 
 export function encodeMetadata(seq: number, m: MessageMetadata): Uint8Array {
   const out = new Uint8Array(METADATA_SIZE);
@@ -85,7 +85,7 @@ export function definedOnly<T extends object>(value: T): Partial<T> {
 }
 
 // Output: messageId 32 | seq u64 | milestoneIndexBooked u32 | output type u8 | address type u8 | address 32 | amount u64.
-const OUTPUT_SIZE = 86;
+export const OUTPUT_SIZE = 86;
 
 export interface StoredOutput {
   readonly messageId: Uint8Array;

@@ -1,0 +1,439 @@
+// The embedded engine's ageing, on real LMDB files: pruning by milestone (what goes, what stays, across reopening),
+// snapshots read from one store and loaded into a new one, verify() naming a record damaged on purpose, the
+// migration of a schema-1 store, and compaction (smaller file, refused while another process has the store open).
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { TOTAL_SUPPLY } from "../src/bytes/limits.js";
+import { LmdbStore, ZERO_MESSAGE_ID, type Acceptance, type LedgerSnapshot, type MilestoneApplication } from "../src/node/index.js";
+import { GENESIS_OUTPUT, NETWORK, genesisOf, hexOf, indexation, refusal, single, spend, tempDir, wallet, type Spend, type Wallet } from "./store-helpers.js";
+
+const MI = 1_000_000;
+const utf8 = new TextEncoder();
+const dirs = tempDir("lmdb-ageing");
+afterAll(() => dirs.remove());
+let made = 0;
+const freshPath = (): string => join(dirs.path, `store-${++made}`);
+
+/** One milestone's worth of messages, as `build` made them. */
+interface Round {
+  readonly index: number;
+  readonly note: Acceptance;
+  readonly tx: Spend;
+  readonly milestone: Acceptance;
+  /** The output the owner spent in this round, and the one paid to the round's recipient. */
+  readonly spent: string;
+  readonly paid: string;
+  readonly recipient: Wallet;
+}
+
+/** The milestone `index` as the coordinator hands it to the store: its message confirms `referenced` and itself. */
+function milestoneOf(index: number, parents: string[], referenced: MilestoneApplication["referenced"], created: string[], consumed: string[], tag = ""): Acceptance {
+  const message = indexation(parents, `milestone ${index}${tag}`);
+  return {
+    ...message,
+    milestone: {
+      index,
+      messageId: message.id,
+      timestamp: 1_700_000_000 + index,
+      referenced: [...referenced, { messageId: message.id, ledgerInclusionState: "noTransaction" }],
+      createdOutputs: created,
+      consumedOutputs: consumed,
+    },
+  };
+}
+
+/**
+ * A ledger store with `rounds` milestones. In round i the owner pays 1 Mi to a new recipient (spending last round's
+ * change), a note carries index `note i` and the shared index `shared`, and milestone i confirms both. Before
+ * milestone 1 an orphan arrives that no milestone ever references.
+ */
+async function build(path: string, rounds: number, padding = ""): Promise<{ store: LmdbStore; owner: Wallet; rounds: Round[]; orphan: Acceptance }> {
+  const store = new LmdbStore(path);
+  const owner = wallet();
+  await store.open({ network: NETWORK, genesis: genesisOf(owner, TOTAL_SUPPLY) });
+  const orphan = indexation([ZERO_MESSAGE_ID], "orphan");
+  await store.accept(orphan);
+  const out: Round[] = [];
+  let parent = ZERO_MESSAGE_ID;
+  let input = GENESIS_OUTPUT;
+  let left = TOTAL_SUPPLY;
+  for (let index = 1; index <= rounds; index++) {
+    const recipient = wallet();
+    const note = indexation([parent], `note ${index}`, padding);
+    const shared = indexation([parent], "shared", padding);
+    const tx = spend(owner, [input], [single(recipient, MI), single(owner, left - MI)], [parent]);
+    for (const a of [note, shared, tx.acceptance]) expect(await store.accept(a)).toEqual({ stored: true });
+    const outputs = tx.payload.essence.outputs;
+    const paid = tx.created[outputs.findIndex((o) => hexOf(o.address.address) === hexOf(recipient.address))]!;
+    const change = tx.created[outputs.findIndex((o) => hexOf(o.address.address) === hexOf(owner.address))]!;
+    const milestone = milestoneOf(
+      index,
+      [note.id, shared.id, tx.acceptance.id],
+      [
+        { messageId: note.id, ledgerInclusionState: "noTransaction" },
+        { messageId: shared.id, ledgerInclusionState: "noTransaction" },
+        { messageId: tx.acceptance.id, ledgerInclusionState: "included" },
+      ],
+      tx.created,
+      [input],
+    );
+    expect(await store.accept(milestone)).toEqual({ stored: true });
+    out.push({ index, note, tx, milestone, spent: input, paid, recipient });
+    parent = milestone.id;
+    input = change;
+    left -= MI;
+  }
+  return { store, owner, rounds: out, orphan };
+}
+
+/** Prunes to `target` in steps of `batch`, as the pruner does; returns the steps. */
+async function pruneTo(store: LmdbStore, target: number, batch: number): Promise<{ steps: number; messages: number }> {
+  let steps = 0;
+  let messages = 0;
+  for (;;) {
+    const step = await store.prune(target, batch);
+    steps++;
+    messages += step.messages;
+    expect(step.messages).toBeLessThanOrEqual(batch);
+    if (step.done) return { steps, messages };
+    expect(steps).toBeLessThan(10_000);
+  }
+}
+
+/** Raw access to a closed store's LMDB environment, as damage or an older version would leave it. */
+async function raw<T>(path: string, body: (db: import("lmdb").RootDatabase<Buffer, Buffer>) => T | Promise<T>): Promise<T> {
+  const { open } = await import("lmdb");
+  const db = open<Buffer, Buffer>({ path, keyEncoding: "binary", encoding: "binary" });
+  try {
+    return await body(db);
+  } finally {
+    await db.close();
+  }
+}
+
+const keyOf = (prefix: number, ...parts: (string | Uint8Array)[]): Buffer =>
+  Buffer.concat([Buffer.from([prefix]), ...parts.map((p) => (typeof p === "string" ? Buffer.from(p, "hex") : Buffer.from(p)))]);
+
+describe("pruning on LMDB: the confirmed cones below the target go, the ledger stays exact", () => {
+  it("pruned messages, milestones and spent outputs are gone; kept ones are intact byte for byte; tips hold none", async () => {
+    const path = freshPath();
+    const { store, owner, rounds, orphan } = await build(path, 12);
+    const sharedBefore = await store.findByIndex(utf8.encode("shared"), 1000);
+    expect(sharedBefore).toHaveLength(12);
+    expect(await store.pruningIndex()).toBe(0);
+
+    // Batches of 2: milestone 1 (orphan + 4 messages) takes three steps, so a step never finishes it early.
+    const { steps, messages } = await pruneTo(store, 5, 2);
+    expect(messages).toBe(1 + 5 * 4);
+    expect(steps).toBeGreaterThanOrEqual(11);
+    expect(await store.pruningIndex()).toBe(5);
+
+    for (const round of rounds.slice(0, 5)) {
+      for (const id of [round.note.id, round.tx.acceptance.id, round.milestone.id]) {
+        expect(await store.get(id)).toBeUndefined();
+        expect(await store.has(id)).toBe(false);
+        expect(await store.metadata(id)).toBeUndefined();
+        expect(await store.children(id, 10)).toEqual([]);
+      }
+      expect(await store.findByIndex(utf8.encode(`note ${round.index}`), 10)).toEqual([]);
+      expect(await store.milestone(round.index)).toBeUndefined();
+      expect(await store.utxoChanges(round.index)).toBeUndefined();
+      // The output the round spent is gone with it; what it paid stays, unspent, with its balance.
+      expect(await store.output(round.spent)).toBeUndefined();
+      expect(await store.output(round.paid)).toMatchObject({ outputId: round.paid, milestoneIndexBooked: round.index });
+      expect((await store.output(round.paid))?.spent).toBeUndefined();
+      expect(await store.addressBalance(round.recipient.address)).toEqual({ balance: MI, dustAllowance: 0, dustOutputs: 0 });
+      expect(await store.addressOutputs(round.recipient.address, { max: 10, includeSpent: true })).toEqual([round.paid]);
+    }
+    expect(await store.get(orphan.id)).toBeUndefined();
+    expect(await store.metadata(orphan.id)).toBeUndefined();
+    expect(await store.findByIndex(utf8.encode("shared"), 1000)).toEqual(sharedBefore.slice(5));
+
+    for (const round of rounds.slice(5)) {
+      const kept = await store.get(round.note.id);
+      expect(Buffer.from(kept!.bytes).equals(Buffer.from(round.note.bytes))).toBe(true);
+      expect(await store.metadata(round.milestone.id)).toMatchObject({ referencedByMilestoneIndex: round.index, milestoneIndex: round.index });
+      expect(await store.milestone(round.index)).toEqual({ index: round.index, messageId: round.milestone.id, timestamp: 1_700_000_000 + round.index });
+      expect(await store.utxoChanges(round.index)).toMatchObject({ consumedOutputs: [round.spent] });
+      expect((await store.output(round.spent))?.spent?.milestoneIndex).toBe(round.index);
+    }
+    // Milestone 6's message still lists its children; milestone 5's, pruned, none (its entries as a parent went too).
+    expect(new Set(await store.children(rounds[5]!.milestone.id, 10))).toEqual(new Set([rounds[6]!.note.id, rounds[6]!.tx.acceptance.id, (await store.findByIndex(utf8.encode("shared"), 1000))[1]!]));
+    const pruned = new Set([orphan.id, ...rounds.slice(0, 5).flatMap((r) => [r.note.id, r.tx.acceptance.id, r.milestone.id])]);
+    expect(store.allTips().filter((id) => pruned.has(id))).toEqual([]);
+    expect(store.allTips()).toEqual([rounds[11]!.milestone.id]);
+
+    // The owner's balance is exact; the genesis output, spent and pruned, is refused as not found.
+    expect(await store.addressBalance(owner.address)).toEqual({ balance: TOTAL_SUPPLY - 12 * MI, dustAllowance: 0, dustOutputs: 0 });
+    expect(await store.addressOutputs(owner.address, { max: 10, includeSpent: true })).toHaveLength(1 + 7);
+    const respend = spend(owner, [GENESIS_OUTPUT], [single(owner, TOTAL_SUPPLY)], [rounds[11]!.milestone.id]);
+    expect((await refusal(store.accept(respend.acceptance))).code).toBe("INPUT_NOT_FOUND");
+    expect(await store.verify()).toBeUndefined();
+
+    // The pruning index survives reopening; pruning stops short of the latest milestone whatever the target.
+    await store.close();
+    const again = new LmdbStore(path);
+    await again.open({ network: NETWORK });
+    expect(await again.pruningIndex()).toBe(5);
+    const last = await again.prune(1000, 1000);
+    expect(last.done).toBe(false);
+    await pruneTo(again, 1000, 1000);
+    expect(await again.pruningIndex()).toBe(11);
+    expect(await again.latestMilestone()).toMatchObject({ index: 12 });
+    expect(await again.get(rounds[11]!.milestone.id)).toBeDefined();
+    expect(await again.prune(1000, 10)).toEqual({ pruningIndex: 11, messages: 0, done: true });
+    expect(await again.verify()).toBeUndefined();
+    await again.close();
+  });
+
+  it("a message not yet referenced that arrived after milestone m's message stays when m is pruned", async () => {
+    const { store, rounds } = await build(freshPath(), 3);
+    const late = indexation([rounds[2]!.milestone.id], "late");
+    await store.accept(late);
+    await pruneTo(store, 2, 100);
+    expect(await store.has(late.id)).toBe(true);
+    expect(store.allTips()).toContain(late.id);
+    expect(await store.verify()).toBeUndefined();
+    await store.close();
+  });
+});
+
+describe("snapshots on LMDB: read in one transaction, loaded into a new store only", () => {
+  it("a snapshot of a pruned store starts a new one with the same ledger, milestone and entry points; it takes spends", async () => {
+    const { store, owner, rounds } = await build(freshPath(), 8);
+    await pruneTo(store, 4, 50);
+    const snapshot = await store.readSnapshot();
+    const latest = rounds[7]!.milestone.id;
+    expect(snapshot).toMatchObject({ network: NETWORK, ledger: true, milestone: { index: 8, messageId: latest }, coordinatorPublicKeys: [] });
+    expect(snapshot.entryPoints).toEqual([{ messageId: latest, index: 8 }]);
+    expect(snapshot.outputs).toHaveLength(9);
+    expect(snapshot.outputs.map((o) => o.outputId)).toEqual(snapshot.outputs.map((o) => o.outputId).sort());
+    expect(snapshot.outputs.reduce((sum, o) => sum + o.output.amount, 0)).toBe(TOTAL_SUPPLY);
+    expect(snapshot.outputs.find((o) => o.outputId === rounds[0]!.paid)).toMatchObject({ messageId: rounds[0]!.tx.acceptance.id, milestoneIndexBooked: 1 });
+
+    const path = freshPath();
+    const loaded = new LmdbStore(path);
+    expect(await loaded.open({ network: NETWORK, snapshot })).toEqual({ created: true, ledger: true, coordinatorPublicKeys: [] });
+    expect([...loaded.entryPoints]).toEqual([[latest, 8]]);
+    expect(loaded.allTips()).toEqual([latest]);
+    expect(await loaded.latestMilestone()).toEqual(await store.latestMilestone());
+    expect(await loaded.pruningIndex()).toBe(7);
+    expect(await loaded.has(latest)).toBe(false);
+    for (const o of snapshot.outputs) {
+      const [a, b] = [await store.output(o.outputId), await loaded.output(o.outputId)];
+      expect(b).toEqual(a);
+      expect(await loaded.addressBalance(o.output.address.address)).toEqual(await store.addressBalance(o.output.address.address));
+    }
+    expect(await loaded.verify()).toBeUndefined();
+    const again = await loaded.readSnapshot();
+    expect(again).toEqual(snapshot);
+
+    // The owner spends its change from the snapshot on the new store; spending it twice is refused.
+    const change = snapshot.outputs.find((o) => hexOf(o.output.address.address) === hexOf(owner.address))!;
+    const tx = spend(owner, [change.outputId], [single(owner, change.output.amount)], [latest]);
+    expect(await loaded.accept(tx.acceptance)).toEqual({ stored: true });
+    const twice = spend(owner, [change.outputId], [single(wallet(), change.output.amount)], [latest], "twice");
+    expect((await refusal(loaded.accept(twice.acceptance))).code).toBe("INPUT_SPENT");
+    // The coordinator continues at the next index, and pruning carries on from the snapshot's milestone.
+    const next = milestoneOf(9, [tx.acceptance.id], [{ messageId: tx.acceptance.id, ledgerInclusionState: "included" }], tx.created, [change.outputId]);
+    expect(await loaded.accept(next)).toEqual({ stored: true });
+    expect(await loaded.prune(8, 10)).toEqual({ pruningIndex: 8, messages: 0, done: true });
+    expect(await loaded.milestone(8)).toBeUndefined();
+    expect(await loaded.verify()).toBeUndefined();
+    await loaded.close();
+
+    // Reopened: the entry points are the persisted ones whatever the constructor says.
+    const reopened = new LmdbStore({ path, entryPoints: [ZERO_MESSAGE_ID] });
+    expect(await reopened.open({ network: NETWORK })).toEqual({ created: false, ledger: true, coordinatorPublicKeys: [] });
+    expect([...reopened.entryPoints]).toEqual([[latest, 8]]);
+    await reopened.close();
+    await store.close();
+  });
+
+  it("the coordinator's keys of a snapshot are kept and returned by every open; another network creates nothing", async () => {
+    const owner = wallet();
+    const keys = ["11".repeat(32), "22".repeat(32)];
+    const snapshot: LedgerSnapshot = {
+      network: NETWORK,
+      ledger: true,
+      milestone: { index: 40, messageId: "ab".repeat(32), timestamp: 1_700_000_040 },
+      coordinatorPublicKeys: keys,
+      entryPoints: [
+        { messageId: "ab".repeat(32), index: 40 },
+        { messageId: "cd".repeat(32), index: 39 },
+      ],
+      outputs: [{ outputId: GENESIS_OUTPUT, messageId: ZERO_MESSAGE_ID, milestoneIndexBooked: 0, output: single(owner, TOTAL_SUPPLY) }],
+    };
+    const elsewhere = freshPath();
+    expect((await refusal(new LmdbStore(elsewhere).open({ network: "another-network", snapshot }))).code).toBe("STORE_WRONG_NETWORK");
+    expect(existsSync(elsewhere)).toBe(false);
+
+    const path = freshPath();
+    const store = new LmdbStore(path);
+    expect(await store.open({ network: NETWORK, snapshot })).toEqual({ created: true, ledger: true, coordinatorPublicKeys: keys });
+    expect(new Set(store.allTips())).toEqual(new Set(["ab".repeat(32), "cd".repeat(32)]));
+    const read = await store.readSnapshot();
+    expect(read.coordinatorPublicKeys).toEqual(keys);
+    expect(read.entryPoints).toEqual(snapshot.entryPoints);
+    expect(read.outputs).toEqual(snapshot.outputs);
+    expect(await store.pruningIndex()).toBe(39);
+    expect(await store.stats()).toMatchObject({ engine: "lmdb", network: NETWORK, messages: 0, unspentOutputs: 1, latestMilestoneIndex: 40, pruningIndex: 39 });
+    await store.close();
+    const again = new LmdbStore(path);
+    // A snapshot given to an existing store is not applied again.
+    expect(await again.open({ network: NETWORK, snapshot: { ...snapshot, coordinatorPublicKeys: [] } })).toEqual({ created: false, ledger: true, coordinatorPublicKeys: keys });
+    expect(await again.verify()).toBeUndefined();
+    await again.close();
+  });
+});
+
+describe("verify() on LMDB names the first record damaged on purpose", () => {
+  it("a message whose bytes changed, a balance that changed, a child entry with no message", async () => {
+    const path = freshPath();
+    const { store, rounds } = await build(path, 3);
+    expect(await store.verify()).toBeUndefined();
+    await store.close();
+    const note = rounds[1]!.note;
+    const recipient = rounds[0]!.recipient;
+
+    const damaged = Buffer.from(note.bytes);
+    damaged[damaged.length - 9]! ^= 0x01;
+    await raw(path, (db) => db.put(keyOf(0x01, note.id), damaged));
+    const check = async (): Promise<string | undefined> => {
+      const s = new LmdbStore(path);
+      await s.open({ network: NETWORK });
+      try {
+        return await s.verify();
+      } finally {
+        await s.close();
+      }
+    };
+    expect(await check()).toMatch(new RegExp(`^message ${note.id}: its bytes hash to [0-9a-f]{64}$`));
+    await raw(path, (db) => db.put(keyOf(0x01, note.id), Buffer.from(note.bytes)));
+    expect(await check()).toBeUndefined();
+
+    const balance = Buffer.alloc(20);
+    balance.writeUInt32BE(999, 4);
+    await raw(path, (db) => db.put(keyOf(0x0b, recipient.address), balance));
+    expect(await check()).toBe(
+      `balance of address ${hexOf(recipient.address)}: stored 999 (dust allowance 0, 0 dust outputs), its unspent outputs give ${MI} (dust allowance 0, 0 dust outputs)`,
+    );
+    const good = Buffer.alloc(20);
+    good.writeUInt32BE(MI, 4);
+    await raw(path, (db) => db.put(keyOf(0x0b, recipient.address), good));
+    expect(await check()).toBeUndefined();
+
+    const ghost = "ef".repeat(32);
+    await raw(path, (db) => db.put(keyOf(0x03, rounds[2]!.milestone.id, "00".repeat(8), ghost), Buffer.alloc(0)));
+    expect(await check()).toBe(`child entry ${rounds[2]!.milestone.id} → ${ghost}: no message ${ghost} is stored`);
+  });
+});
+
+describe("a schema-1 store is migrated when it opens", () => {
+  it("the unreferenced and referenced lists are rebuilt from the metadata, the entry points and pruning index written", async () => {
+    const path = freshPath();
+    const { store, rounds } = await build(path, 4);
+    const tail = indexation([rounds[3]!.milestone.id], "not referenced yet");
+    await store.accept(tail);
+    await store.close();
+    const prefixes = [0x11, 0x12, 0x13];
+    const listed = (db: import("lmdb").RootDatabase<Buffer, Buffer>): string[] =>
+      prefixes.flatMap((p) => [...db.getKeys({ start: Buffer.from([p]), end: Buffer.from([p + 1]) })].map((k) => Buffer.from(k).toString("hex")));
+    const meta = (name: string): Buffer => Buffer.concat([Buffer.from([0]), Buffer.from(name)]);
+    // Schema 1 as the previous version wrote it: none of the records schema 2 added.
+    const before = await raw(path, async (db) => {
+      const keys = listed(db);
+      await db.transaction(() => {
+        for (const k of keys) db.removeSync(Buffer.from(k, "hex"));
+        db.removeSync(meta("pruning"));
+        db.putSync(meta("schema"), Buffer.from([0, 0, 0, 1]));
+      });
+      expect(listed(db)).toEqual([]);
+      return keys;
+    });
+    // 2 unreferenced (the orphan, the tail), 4 × 4 referenced by milestones 1–4, and the zero entry point.
+    expect(before).toHaveLength(2 + 16 + 1);
+
+    const migrated = new LmdbStore(path);
+    await migrated.open({ network: NETWORK });
+    await migrated.close();
+    await raw(path, (db) => {
+      expect(listed(db)).toEqual(before);
+      expect(db.get(meta("schema"))).toEqual(Buffer.from([0, 0, 0, 2]));
+      expect(db.get(meta("pruning"))).toEqual(Buffer.from([0, 0, 0, 0]));
+    });
+    const again = new LmdbStore(path);
+    await again.open({ network: NETWORK });
+    await pruneTo(again, 2, 3);
+    expect(await again.has(rounds[1]!.note.id)).toBe(false);
+    expect(await again.has(tail.id)).toBe(true);
+    expect(await again.verify()).toBeUndefined();
+    await again.close();
+  });
+});
+
+describe("stats, bytes and compact on LMDB", () => {
+  it("counts what is held; compact shrinks the file to about the bytes in use, and the store goes on", async () => {
+    const path = freshPath();
+    const { store, rounds } = await build(path, 30, "x".repeat(3000));
+    const full = await store.stats();
+    expect(full).toMatchObject({ engine: "lmdb", network: NETWORK, messages: 1 + 30 * 4, unspentOutputs: 31, latestMilestoneIndex: 30, pruningIndex: 0 });
+    expect(full.bytes).toBeGreaterThan(30 * 2 * 3000);
+    expect(full.bytes).toBeLessThanOrEqual(full.fileBytes);
+    expect(await store.bytes()).toBe(full.bytes);
+
+    await pruneTo(store, 25, 20);
+    const pruned = await store.stats();
+    expect(pruned).toMatchObject({ messages: 5 * 4, unspentOutputs: 31, latestMilestoneIndex: 30, pruningIndex: 25 });
+    expect(pruned.bytes).toBeLessThan(full.bytes / 2);
+    // Freed pages stay in the file.
+    expect(pruned.fileBytes).toBeGreaterThanOrEqual(full.fileBytes);
+
+    const { before, after } = await store.compact();
+    expect(before).toBe(pruned.fileBytes);
+    expect(after).toBeLessThan(before / 2);
+    // The formula of bytes() is what a compacting copy writes, give or take a few pages.
+    expect(Math.abs(after - pruned.bytes)).toBeLessThanOrEqual(8 * 4096);
+    expect((await store.stats()).fileBytes).toBe(after);
+    const kept = rounds[29]!;
+    expect(Buffer.from((await store.get(kept.note.id))!.bytes).equals(Buffer.from(kept.note.bytes))).toBe(true);
+    expect(await store.accept(indexation([kept.milestone.id], "after compaction"))).toEqual({ stored: true });
+    expect(await store.verify()).toBeUndefined();
+    await store.close();
+    const again = new LmdbStore(path);
+    await again.open({ network: NETWORK });
+    expect(await again.findByIndex(utf8.encode("after compaction"), 10)).toHaveLength(1);
+    await again.close();
+  });
+
+  it("compact refuses while another process has the store open, and works once it has gone", async () => {
+    const path = freshPath();
+    const { store } = await build(path, 2);
+    const script = `const { open } = require(${JSON.stringify(require.resolve("lmdb"))});
+      const db = open({ path: ${JSON.stringify(path)}, keyEncoding: "binary", encoding: "binary" });
+      db.get(Buffer.from([0]));
+      process.stdout.write("ready\\n");
+      process.stdin.on("data", () => {}).on("end", () => process.exit(0));`;
+    const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "inherit"] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on("data", (chunk: Buffer) => (chunk.toString().includes("ready") ? resolve() : undefined));
+        child.on("exit", (code) => reject(new Error(`the child exited with ${code}`)));
+      });
+      const error = await refusal(store.compact());
+      expect(error.code).toBe("STORE_UNAVAILABLE");
+      expect(error.message).toContain(`in use by another process (pid ${child.pid})`);
+      // Nothing changed: the store still serves.
+      expect(await store.latestMilestone()).toMatchObject({ index: 2 });
+    } finally {
+      child.stdin.end();
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
+    const { before, after } = await store.compact();
+    expect(after).toBeLessThanOrEqual(before);
+    expect(await store.verify()).toBeUndefined();
+    await store.close();
+  });
+});
