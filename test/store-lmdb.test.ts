@@ -1,7 +1,8 @@
 // The embedded engine's faults, on real LMDB files: a data directory that is damaged, cut short, not ours or not a
 // directory refuses to open with a reason naming its path (never a fresh ledger over it), and a full disk (a tmpfs of
-// 1 MiB mounted for the test) refuses writes with STORE_UNAVAILABLE / HTTP 503, writes nothing half, and recovers by
-// itself once there is room again.
+// 1 MiB mounted for the test) refuses writes with STORE_UNAVAILABLE / HTTP 503 (the client told nothing of the
+// server's paths, the log told everything), writes nothing half, serves reads, and recovers by itself once there is
+// room again.
 import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmdirSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -128,7 +129,9 @@ describe.skipIf(mounted.status !== 0)("a full disk: 503, nothing half-written, a
   it("submissions answer 503 with Retry-After once the disk is full; the refused message left nothing; more room, and it goes on", async () => {
     const node = createNode({ network: NETWORK, minPoWScore: 0, store, pow: false });
     // No rate limits: the disk is filled from one address faster than the edge lets one client submit.
-    const server = await serve(createHandler(node), { host: "127.0.0.1", port: 0, edge: createEdge({ limits: { rates: false } }), onClose: () => node.close() });
+    const logged: string[] = [];
+    const handler = createHandler(node, { onServiceError: (error) => logged.push(error.message) });
+    const server = await serve(handler, { host: "127.0.0.1", port: 0, edge: createEdge({ limits: { rates: false } }), onClose: () => node.close() });
     try {
       const submit = (i: number): Promise<Response> => {
         const bytes = encodeMessage({ networkId: NETWORK_ID, parents: parentsOf([ZERO_MESSAGE_ID]), payload: { type: 2, index: new TextEncoder().encode("full"), data: new Uint8Array(16_000).fill(i & 0xff) }, nonce: BigInt(i + 1) });
@@ -150,7 +153,13 @@ describe.skipIf(mounted.status !== 0)("a full disk: 503, nothing half-written, a
       expect(refused!.response.headers.get("retry-after")).toBe("1");
       const body = (await refused!.response.json()) as { error: { reason: string; message: string } };
       expect(body.error.reason).toBe("STORE_UNAVAILABLE");
-      expect(body.error.message).toContain(path);
+      // The client is told what to do, never where the node keeps its data or what the file system said: the
+      // operator's log has that.
+      expect(body.error.message).toBe("the node's store cannot be used right now; nothing was written, try again later");
+      expect(JSON.stringify(body)).not.toContain(mountPoint.path);
+      expect(logged.some((line) => line.includes(path))).toBe(true);
+      // Reads go on while the disk is full.
+      expect((await fetch(`${server.url}/api/v1/messages/${accepted[0]}`)).status).toBe(200);
       // Nothing of the refused message: not stored, not a child, not indexed, not a tip.
       expect(await store.has(refused!.id)).toBe(false);
       expect(await store.metadata(refused!.id)).toBeUndefined();
@@ -164,6 +173,7 @@ describe.skipIf(mounted.status !== 0)("a full disk: 503, nothing half-written, a
       const again = await submit(9999);
       expect(again.status).toBe(201);
       expect(await store.has(((await again.json()) as { data: { messageId: string } }).data.messageId)).toBe(true);
+      expect(await store.verify()).toBeUndefined();
     } finally {
       await server.close();
     }

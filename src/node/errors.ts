@@ -83,6 +83,32 @@ export function statusOf(error: unknown): number {
   return 500;
 }
 
+/**
+ * What a remote client is told for the node's own trouble (a 5xx): a fixed text per code. The error's own message may
+ * name server internals (a data directory, a database and its URL, a driver's or worker's words); it goes to the log,
+ * never to the client. A 5xx code not listed here is answered with its HTTP status text.
+ */
+const PUBLIC_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  STORE_UNAVAILABLE: "the node's store cannot be used right now; nothing was written, try again later",
+  STORE_CORRUPT: "the node's store cannot be read",
+  STORE_WRONG_NETWORK: "the node's store belongs to another network",
+  STORE_TOO_NEW: "the node's store was written by a newer version",
+  NONCE_STORE_FAILED: "the node's nonce store cannot be used right now; try again later",
+  POW_FAILED: "the node could not mine this message; try again later",
+  POW_QUEUE_FULL: "the node is busy: its PoW queue is full, try again later",
+  UPSTREAM_FAILED: "the upstream node did not give a usable answer",
+  IDENTITY_RESOLUTION_FAILED: "the identity could not be resolved right now; try again later",
+  SHUTTING_DOWN: "the node is shutting down; try again shortly",
+  CANNOT_FILL: "the node cannot fill this message now (no tips, or its PoW is off)",
+  NOT_SUPPORTED: "this node cannot answer this",
+};
+
+/** The message a client gets for `error` answered with `status`: its own below 500, a fixed text from 500 on. */
+export function publicMessage(error: ProtocolError, status: number, fallback: string): string {
+  if (status < 500) return error.message || fallback;
+  return PUBLIC_MESSAGES[error.code] ?? fallback;
+}
+
 export { abortError, isAbortError } from "../bytes/errors.js";
 
 /** Seconds a client is told to wait after a request refused by a node that is stopping (a restart, typically). */

@@ -28,6 +28,9 @@ export interface HandlerOptions {
   cors?: string;
   /** Called with errors that are bugs (answered 500 without details). Default: console.error. */
   onInternalError?: (error: unknown) => void;
+  /** Called with the node's own trouble answered 5xx, whose detail (a path, a database, a driver's words) the client
+   * does not get. Default: console.warn. */
+  onServiceError?: (error: ProtocolError) => void;
 }
 
 export { DEFAULT_MAX_JSON_BYTES };
@@ -43,7 +46,7 @@ export function createHandler(node: ChrysalisNode, options: HandlerOptions = {})
     forward: options.forward,
   });
   routes.push(...authRoutes({ proveOwnership: options.proveOwnership, jwt: options.jwt, apiKey: options.apiKey }));
-  return createRouter(routes, { cors: options.cors, onInternalError: options.onInternalError });
+  return createRouter(routes, { cors: options.cors, onInternalError: options.onInternalError, onServiceError: options.onServiceError });
 }
 
 export { errorResponse, readBody, type EdgeGate, type Handler, type RequestContext, type Route, type RouteCall } from "./router.js";

@@ -6,7 +6,7 @@ import { ProtocolError } from "../../bytes/errors.js";
 import { isLowerHex } from "../../bytes/hex.js";
 import { MESSAGE_ID_LENGTH } from "../../bytes/limits.js";
 import { AuthError, wwwAuthenticate } from "../../auth/index.js";
-import { isAbortError, NodeError, statusOf } from "../errors.js";
+import { isAbortError, NodeError, publicMessage, statusOf } from "../errors.js";
 
 /** What the transport knows about a request that a web-standard Request does not carry. */
 export interface RequestContext {
@@ -80,6 +80,9 @@ export interface RouterOptions {
   cors?: string | undefined;
   /** Called with errors that are bugs (answered 500 without details). Default: console.error. */
   onInternalError?: ((error: unknown) => void) | undefined;
+  /** Called with the node's own trouble answered 5xx (a store or upstream down, a miner failing), whose detailed
+   * message the client does not get. Default: console.warn. */
+  onServiceError?: ((error: ProtocolError) => void) | undefined;
 }
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" } as const;
@@ -178,6 +181,7 @@ function retryAfterOf(error: unknown): number {
 /** A handler over a route table: the first route whose pattern matches the path answers. */
 export function createRouter(routes: readonly Route[], options: RouterOptions = {}): Handler {
   const onInternalError = options.onInternalError ?? ((error: unknown) => console.error("chrysalis node: internal error", error));
+  const onServiceError = options.onServiceError ?? ((error: ProtocolError) => console.warn(`chrysalis node: ${error.code}: ${error.message}`));
   const cors = options.cors;
 
   function withCors(reply: Reply): Reply {
@@ -256,7 +260,9 @@ export function createRouter(routes: readonly Route[], options: RouterOptions = 
     if (status === 401) headers["www-authenticate"] = error instanceof AuthError ? wwwAuthenticate(error) : "Bearer";
     if (status === 413) headers.connection = "close";
     if (status === 503 || status === 429) headers["retry-after"] = String(retryAfterOf(error));
-    return errorAnswer(status, e.message || STATUS_TEXT[status] || "error", { reason: e.code, path: e.path }, headers);
+    const message = publicMessage(e, status, STATUS_TEXT[status] ?? "error");
+    if (status >= 500 && message !== e.message) onServiceError(e);
+    return errorAnswer(status, message, { reason: e.code, path: e.path }, headers);
   }
 
   const answer = async (request: Request, context: RequestContext = {}): Promise<Reply> => withCors(await route(request, context));
