@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-export const CLI = join(root, "dist/cli/main.js");
+/** The CLI under test: dist/cli/main.js (built by npm test), or CHRYSALIS_TEST_CLI (a build of its own elsewhere). */
+export const CLI = process.env.CHRYSALIS_TEST_CLI ?? join(root, "dist/cli/main.js");
 
 export interface ServeProcess {
   readonly url: string;

@@ -5,12 +5,15 @@ import { auth, keygen, message, networkIdCommand, pow, type Command } from "./co
 import { demoCommand } from "./demo.js";
 import { describeError, Interrupted, UsageError, write } from "./io.js";
 import { serveCommand } from "./serve.js";
+import { dbCommand, snapshotCommand } from "./storage.js";
 
 const COMMANDS: Record<string, Command> = {
   serve: serveCommand,
   demo: demoCommand,
   keygen,
   auth,
+  snapshot: snapshotCommand,
+  db: dbCommand,
   message,
   pow,
   "network-id": networkIdCommand,

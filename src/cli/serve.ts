@@ -2,12 +2,12 @@
 import { parseArgs } from "node:util";
 import { readFile } from "node:fs/promises";
 import { parseDuration } from "../auth/index.js";
-import { TOTAL_SUPPLY } from "../bytes/limits.js";
+import { BELOW_MAX_DEPTH, TOTAL_SUPPLY } from "../bytes/limits.js";
 import { parseBech32Address } from "../crypto/index.js";
 import { outputId } from "../model/ids.js";
-import { LmdbStore, LOG_LEVELS, MemoryLedger, MemoryStore, PostgresStore, RATE_CLASSES, resolveLimits, UpstreamStore, isDatabaseUrl, type EdgeLimitsInput, type LogLevel, type NodeOptions, type NodeStore, type RateClass, type RateLimit } from "../node/index.js";
+import { decodeSnapshot, DEFAULT_PRUNE_KEEP, MIN_PRUNE_KEEP, pruneKeepProblem, LmdbStore, LOG_LEVELS, MemoryLedger, MemoryStore, PostgresStore, RATE_CLASSES, resolveLimits, UpstreamStore, isDatabaseUrl, type EdgeLimitsInput, type LogLevel, type NodeOptions, type NodeStore, type RateClass, type RateLimit } from "../node/index.js";
 import type { Command } from "./commands.js";
-import { UsageError, write } from "./io.js";
+import { fileError, UsageError, write } from "./io.js";
 import { loadCoordinatorKeys, loadIdentityRegistry, startNode, type SetupOptions } from "./setup.js";
 
 export const GENESIS_TRANSACTION_ID = "0".repeat(64);
@@ -67,6 +67,20 @@ Storage (one of):
   --database <url>           PostgreSQL, postgres://user@host:port/db; several instances may share it.
                              Also CHRYSALIS_DATABASE_URL
   --in-memory                keep nothing: everything is gone when the node stops
+
+Ageing (as Hornet's pruning and snapshots):
+  --prune-milestones <n>     keep the messages of the last n milestones; older ones (messages, metadata, children,
+                             index entries, milestones, UTXO changes, spent outputs) are pruned in the background,
+                             in small batches. Default ${DEFAULT_PRUNE_KEEP} (a week at 10 s); 0 keeps everything;
+                             otherwise at least ${MIN_PRUNE_KEEP} (${BELOW_MAX_DEPTH} milestones of max depth + ${MIN_PRUNE_KEEP - BELOW_MAX_DEPTH} of margin).
+                             Unspent outputs and balances are never pruned
+  --prune-size <size>        also prune while the store's data is larger than this, 10% of the kept milestones at a
+                             time (never fewer than ${MIN_PRUNE_KEEP} kept): bytes, or with KB, MB, GB, TB (powers of
+                             1000) or KiB, MiB, GiB, TiB, e.g. "500MB", "2GB"
+  --snapshot <file>          start a NEW store from a snapshot (chrysalis snapshot create) instead of --genesis: its
+                             ledger, milestone and entry points; --network defaults to the snapshot's. The coordinator
+                             continues at the next index with the same --coordinator-key-file. An existing store, or
+                             a snapshot of another network: exit 1
 
 Milestones, events and Integration Services:
   --milestone-interval <d>   issue a milestone every <d>: seconds, or "500ms", "10s", "1m" (default 10s)
@@ -142,6 +156,9 @@ A message is answered 201 only once it is durable in the store (on disk, or comm
         "data-dir": { type: "string" },
         database: { type: "string" },
         "in-memory": { type: "boolean", default: false },
+        "prune-milestones": { type: "string" },
+        "prune-size": { type: "string" },
+        snapshot: { type: "string" },
       },
       strict: true,
     });
@@ -152,6 +169,28 @@ A message is answered 201 only once it is durable in the store (on disk, or comm
     let minScore = values["min-pow-score"] === undefined ? undefined : Number(values["min-pow-score"]);
     if (minScore !== undefined && (!Number.isFinite(minScore) || minScore < 0)) throw new UsageError("--min-pow-score takes a number ≥ 0");
     const storage = chooseStorage(values);
+    // A gateway stores nothing: there is nothing to prune or to start from a snapshot.
+    if (values.upstream !== undefined) {
+      const own = (["prune-milestones", "prune-size", "snapshot"] as const).filter((flag) => values[flag] !== undefined);
+      if (own.length > 0) throw new UsageError(`--${own[0]} cannot be used with --upstream: the upstream node keeps the store`);
+    }
+    const keep = values["prune-milestones"] === undefined ? DEFAULT_PRUNE_KEEP : whole(values["prune-milestones"], "--prune-milestones");
+    const keepProblem = pruneKeepProblem(keep);
+    if (keepProblem !== undefined) throw new UsageError(`--prune-milestones: ${keepProblem}`);
+    const sizeTarget = values["prune-size"] === undefined ? undefined : parseByteSize(values["prune-size"], "--prune-size");
+    if (values.upstream === undefined) options.pruning = { keep, sizeTarget };
+    if (values.snapshot !== undefined) {
+      if (values.genesis !== undefined) throw new UsageError("--snapshot and --genesis cannot be used together: a new store starts from one of them");
+      let bytes: Uint8Array;
+      try {
+        bytes = await readFile(values.snapshot);
+      } catch (error) {
+        throw fileError("the snapshot", values.snapshot, error);
+      }
+      const snapshot = decodeSnapshot(bytes);
+      options.snapshot = snapshot;
+      network ??= snapshot.network;
+    }
     if (values.upstream !== undefined) {
       const store = new UpstreamStore(values.upstream);
       const info = await store.info();
@@ -250,6 +289,12 @@ A message is answered 201 only once it is durable in the store (on disk, or comm
     if (values.upstream === undefined) {
       note(`storage: ${storage.description} (${setup.storage.created ? "new store" : "existing store"}, ${setup.storage.ledger ? "ledger on" : "no ledger"})`);
       if (values.genesis !== undefined && !setup.storage.created) note("--genesis ignored: it applies only to a new store");
+      if (options.snapshot !== undefined) note(`snapshot: the store starts at milestone ${options.snapshot.milestone?.index ?? 0} with ${options.snapshot.outputs.length} unspent outputs (${values.snapshot})`);
+      const pruning = options.pruning === undefined || options.pruning === false ? undefined : options.pruning;
+      if (pruning !== undefined) {
+        const depth = pruning.keep === 0 ? "keeping every milestone" : `keeping the last ${pruning.keep} milestones`;
+        note(`pruning: ${depth}${pruning.sizeTarget !== undefined ? `, and pruning more above ${pruning.sizeTarget} bytes` : ""}`);
+      }
     }
     if (setup.coordinator !== undefined) note(`coordinator: a milestone every ${(options.coordinator as { intervalMs?: number }).intervalMs ?? 10_000} ms, signed by ${setup.coordinator.publicKeys.join(", ")}`);
     if (setup.mqtt !== undefined) note(`events: MQTT over WebSocket at ${setup.server.url.replace(/^http/, "ws")}/mqtt`);
@@ -329,6 +374,19 @@ function edgeLimits(values: Record<string, string | boolean | string[] | undefin
     throw new UsageError((error as Error).message.replace(/ \(at [^)]*\)$/, ""));
   }
   return limits;
+}
+
+const SIZE_UNITS: Record<string, number> = { "": 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 };
+
+/** A size in bytes: a whole number, or a number with a unit of SIZE_UNITS ("500MB", "2GB", "1.5GiB"). */
+export function parseByteSize(text: string, flag: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(text.trim());
+  const name = m === null ? undefined : m[2]!.toLowerCase();
+  const unit = name !== undefined && Object.hasOwn(SIZE_UNITS, name) ? SIZE_UNITS[name] : undefined;
+  if (m === null || unit === undefined) throw new UsageError(`${flag} takes bytes, or a number with KB, MB, GB, TB (or KiB, MiB, GiB, TiB), e.g. "500MB"`);
+  const bytes = Math.round(Number(m[1]) * unit);
+  if (!Number.isSafeInteger(bytes) || bytes < 1) throw new UsageError(`${flag} must be at least 1 byte`);
+  return bytes;
 }
 
 /** A milestone interval: a number of seconds, or a number with ms, s or m; at least 10 ms. */

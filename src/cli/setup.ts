@@ -5,6 +5,7 @@ import { readFile } from "node:fs/promises";
 import { base58Decode } from "../bytes/base58.js";
 import { fromHex, toHex } from "../bytes/hex.js";
 import { ed25519PublicKey } from "../crypto/ed25519.js";
+import { milestonePublicKey } from "../model/milestone.js";
 import {
   createEdDsaJwt,
   createHs256Jwt,
@@ -18,6 +19,9 @@ import {
 import {
   createCoordinator,
   createHandler,
+  createPruner,
+  type Pruner,
+  UpstreamStore,
   createMqttBridge,
   createNode,
   serve,
@@ -37,7 +41,6 @@ import {
   type Edge,
   type EdgeLimitsInput,
   type LogOptions,
-  type NodeStore,
 } from "../node/index.js";
 import { UsageError } from "./io.js";
 
@@ -56,8 +59,10 @@ export interface NodeSetup {
   coordinator: Coordinator | undefined;
   /** The MQTT broker at /mqtt, when events are served. */
   mqtt: MqttBridge | undefined;
-  /** Stops the coordinator, the MQTT clients, the server (in-flight requests finish within the grace period, the rest
-   * are answered 503), the node's workers and the store. */
+  /** The pruning part, when the store is pruned. */
+  pruner: Pruner | undefined;
+  /** Stops the coordinator, the pruner (its step in flight finishes), the MQTT clients, the server (in-flight requests
+   * finish within the grace period, the rest are answered 503), the node's workers and the store. */
   close(): Promise<void>;
 }
 
@@ -69,6 +74,13 @@ export interface CoordinatorSetup {
   intervalMs?: number;
   /** Ed25519 seeds; none given: one made once and kept in the store (so it survives restarts with the store). */
   keys?: Uint8Array[];
+}
+
+export interface PruningSetup {
+  /** Milestones whose messages are kept (0: none pruned by depth); at least MIN_PRUNE_KEEP otherwise. */
+  keep: number;
+  /** Bytes of store above which more is pruned (Hornet's --prune-size). */
+  sizeTarget?: number | undefined;
 }
 
 export interface SetupOptions extends NodeOptions {
@@ -94,6 +106,8 @@ export interface SetupOptions extends NodeOptions {
   metrics?: boolean | { token?: string };
   /** Issue milestones here (serve's default); unset or false: none. */
   coordinator?: CoordinatorSetup | false;
+  /** Prune the store (serve's default: keep 60480 milestones); unset or false: nothing is pruned. */
+  pruning?: PruningSetup | false;
   /** Serve MQTT at /mqtt (serve's default); unset or false: none. */
   mqtt?: MqttBridgeOptions | false;
   /** Required `api-key` query parameter of the authentication routes (IS's API_KEY). */
@@ -102,22 +116,26 @@ export interface SetupOptions extends NodeOptions {
   forward?: (request: Request) => Promise<Response>;
 }
 
-/** Where a node's store lives, as serve is told (--data-dir, --database). */
+/** Where a node's store lives, as serve is told (--data-dir, --database; CHRYSALIS_DATABASE_URL when neither). */
 export interface StoreLocation {
   dataDir?: string | undefined;
   database?: string | undefined;
 }
 
 /**
- * Opens the store a running node shares (for `chrysalis auth revoke`): the LMDB directory or PostgreSQL database it
- * names, which must hold a store already; nothing is created or migrated.
+ * Opens the store a running node uses, for the tools that work beside it (`auth revoke`, `snapshot create`,
+ * `db stats|verify|compact`): the LMDB directory or PostgreSQL database named, which must hold a store already, of
+ * whatever network; nothing is created or migrated. The caller closes it.
  */
-export async function openSharedStore(location: StoreLocation): Promise<NodeStore> {
-  if (location.dataDir === undefined && location.database === undefined) {
+export async function openSharedStore(location: StoreLocation): Promise<LmdbStore | PostgresStore> {
+  if (location.dataDir !== undefined && location.database !== undefined) throw new UsageError("--data-dir and --database cannot be used together: name one store");
+  const environment = process.env.CHRYSALIS_DATABASE_URL;
+  const database = location.database ?? (location.dataDir === undefined && environment !== undefined && environment !== "" ? environment : undefined);
+  if (location.dataDir === undefined && database === undefined) {
     throw new UsageError("give the store the node uses: --data-dir <dir> or --database <postgres://…> (or CHRYSALIS_DATABASE_URL)");
   }
-  if (location.database !== undefined && !isDatabaseUrl(location.database)) throw new UsageError("--database takes a postgres:// or postgresql:// URL");
-  const store = location.dataDir !== undefined ? new LmdbStore(location.dataDir) : new PostgresStore(location.database!);
+  if (database !== undefined && !isDatabaseUrl(database)) throw new UsageError("--database takes a postgres:// or postgresql:// URL");
+  const store = location.dataDir !== undefined ? new LmdbStore(location.dataDir) : new PostgresStore(database!);
   try {
     await store.openExisting();
   } catch (error) {
@@ -186,6 +204,12 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
     // Without a key no JWT can be issued, so the registry could only ever answer 404: refuse to start instead.
     throw new UsageError("--identities needs a JWT key (--jwt-secret-file, CHRYSALIS_JWT_SECRET or --jwt-ed25519-key-file)");
   }
+  // A store made from a snapshot continues its milestones: checked before the store is created, so that a wrong key file
+  // leaves no store behind that the corrected command would then find "existing".
+  if (options.snapshot !== undefined && options.coordinator !== undefined && options.coordinator !== false) {
+    const problem = coordinatorKeysProblem(options.snapshot.coordinatorPublicKeys, options.coordinator.keys?.map((seed) => toHex(milestonePublicKey(seed))));
+    if (problem !== undefined) throw new Error(problem);
+  }
   const node = createNode({ ...options, store });
   watchNode(edge, node);
   // The store opens before the port does: a store that cannot open (a damaged data directory, an unreachable database,
@@ -197,9 +221,18 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
     await node.close().catch(() => undefined);
     throw error;
   }
+  if (options.snapshot !== undefined && !storage.created) {
+    await node.close().catch(() => undefined);
+    throw new Error("--snapshot starts a new store only (as --genesis does), and this store exists already: give an empty --data-dir or database");
+  }
   // Every check of a JWT also asks the store whether it was revoked and the registry whether its subject still exists.
   const guarded = jwt === undefined ? undefined : guardJwt(jwt, { revocations: store, resolver: registry });
   const handlerOptions: Parameters<typeof createHandler>[1] = { maxJsonBytes: edge.limits.maxJsonBytes };
+  // The detail of the node's own trouble (the data directory, the database, the driver's words) is for the operator.
+  const logger = edge.logger;
+  if (logger !== undefined) {
+    handlerOptions.onServiceError = (error) => logger.warn({ reason: error.code, detail: error.message, cause: causeOf(error) }, "a request failed on the node's side");
+  }
   if (jwt !== undefined && guarded !== undefined) {
     handlerOptions.jwt = guarded;
     const nonceLifetime = options.nonceLifetime !== undefined ? { lifetime: options.nonceLifetime } : {};
@@ -215,6 +248,7 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
   let coordinator: Coordinator | undefined;
+  let pruner: Pruner | undefined;
   let mqtt: MqttBridge | undefined;
   try {
     if (options.coordinator !== undefined && options.coordinator !== false) {
@@ -223,6 +257,29 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
       const coordinatorOptions: Parameters<typeof createCoordinator>[1] = { keys };
       if (options.coordinator.intervalMs !== undefined) coordinatorOptions.intervalMs = options.coordinator.intervalMs;
       coordinator = createCoordinator(node, coordinatorOptions);
+      const problem = coordinatorKeysProblem(storage.coordinatorPublicKeys, coordinator.publicKeys);
+      if (problem !== undefined) throw new Error(problem);
+    }
+    // A gateway stores nothing: nothing to measure or prune here.
+    if (!(baseStore instanceof UpstreamStore)) {
+      edge.metrics?.watchStore(store);
+      if (options.pruning !== undefined && options.pruning !== false) {
+        const metrics = edge.metrics;
+        pruner = createPruner(store, {
+          keep: options.pruning.keep,
+          sizeTarget: options.pruning.sizeTarget,
+          // After each milestone issued here; a node following another instance's milestones looks every second.
+          events: coordinator !== undefined ? node : undefined,
+          onStep: (step) => {
+            metrics?.pruned(step);
+            if (step.messages > 0) edge.logger?.debug({ pruningIndex: step.pruningIndex, messages: step.messages }, "pruned");
+          },
+          onError: (error) => {
+            if (edge.logger !== undefined) edge.logger.warn({ err: (error as Error).message }, "pruning failed; the next milestone tries again");
+            else console.error(`chrysalis pruning: ${(error as Error).message}`);
+          },
+        });
+      }
     }
     if (options.mqtt !== undefined && options.mqtt !== false) mqtt = await createMqttBridge(node, options.mqtt);
   } catch (error) {
@@ -253,10 +310,13 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
     throw new UsageError(`cannot listen on ${options.host ?? "127.0.0.1"}:${options.port ?? 0}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   coordinator?.start();
+  pruner?.start();
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
       await coordinator?.stop();
+      // Before the server's close closes the store: the step in flight finishes, no new one starts.
+      await pruner?.stop();
       await mqtt?.close();
       await server.close();
     })());
@@ -268,7 +328,18 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
     registry.replaceWith(fresh);
     return registry.size;
   }
-  return { node, storage, server, edge, jwt: guarded, registry, reloadIdentities, coordinator, mqtt, close };
+  return { node, storage, server, edge, jwt: guarded, registry, reloadIdentities, coordinator, mqtt, pruner, close };
+}
+
+/**
+ * Why a coordinator signing with `publicKeys` (hex; undefined: a key the store would make) cannot continue the milestones
+ * of a store made from a snapshot signed by `expected`, or undefined when it can (or the store came from no snapshot).
+ */
+function coordinatorKeysProblem(expected: readonly string[] | undefined, publicKeys: readonly string[] | undefined): string | undefined {
+  if (expected === undefined || expected.length === 0) return undefined;
+  const wanted = expected.map((k) => k.toLowerCase()).sort();
+  if (publicKeys !== undefined && publicKeys.map((k) => k.toLowerCase()).sort().join() === wanted.join()) return undefined;
+  return `this store continues the milestones of a snapshot signed by ${wanted.join(", ")}: pass the same --coordinator-key-file as the node the snapshot came from`;
 }
 
 /**
@@ -306,4 +377,10 @@ export async function loadCoordinatorKeys(file: string): Promise<Uint8Array[]> {
   });
   if (keys.length === 0) throw new UsageError(`${file}: no coordinator key in it`);
   return keys;
+}
+
+/** The text of an error's cause, when it has one (a driver's or the file system's words), for the log. */
+function causeOf(error: Error): string | undefined {
+  const cause = error.cause;
+  return cause === undefined ? undefined : cause instanceof Error ? cause.message : String(cause);
 }

@@ -39,6 +39,8 @@ export {
 } from "./pipeline.js";
 export { createGatewayNode, type GatewayOptions } from "./gateway.js";
 export { createCoordinator, merkleRoot, DEFAULT_MILESTONE_INTERVAL_MS, type Coordinator, type CoordinatorOptions } from "./coordinator.js";
+export { encodeSnapshot, decodeSnapshot } from "./snapshot.js";
+export { createPruner, pruneKeepProblem, DEFAULT_PRUNE_KEEP, DEFAULT_PRUNE_BATCH, DEFAULT_PRUNE_INTERVAL_MS, type Pruner, type PrunerOptions, type PruneResult } from "./pruning.js";
 export { createMqttBridge, MQTT_PATH, DEFAULT_MQTT_HEARTBEAT_MS, type MqttBridge, type MqttBridgeOptions } from "./mqtt.js";
 export { promotionAdvice, isBelowMaxDepth, currentConeRoots, type PromotionAdvice } from "./cone.js";
 export { messageMetadataJson, outputResponseJson, milestoneJson } from "./shapes.js";

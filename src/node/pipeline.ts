@@ -17,6 +17,7 @@ import type {
   ConeRoots,
   GenesisOutput,
   LedgerMutation,
+  LedgerSnapshot,
   MessageMetadata,
   MilestoneApplication,
   MilestoneRecord,
@@ -57,6 +58,9 @@ export interface NodeOptions {
   genesis?: readonly GenesisOutput[];
   /** The same as `genesis`, given as a MemoryLedger's unspent outputs. */
   ledger?: MemoryLedger;
+  /** A new store starts from this snapshot instead of genesis (StoreOpenOptions.snapshot); an existing store ignores
+   * it (the caller checks StoreOpenResult.created). */
+  snapshot?: LedgerSnapshot;
   /** Whether parents must be known and above max depth (Hornet's solidity check). Default true; a gateway whose
    * upstream checks them passes false. */
   checkSolidity?: boolean;
@@ -202,7 +206,7 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
   const genesis = options.genesis ?? options.ledger?.genesis();
   const checkSolidity = options.checkSolidity ?? true;
   let opened: Promise<StoreOpenResult> | undefined;
-  const ready = (): Promise<StoreOpenResult> => (opened ??= store.open({ network, genesis }));
+  const ready = (): Promise<StoreOpenResult> => (opened ??= store.open({ network, genesis, snapshot: options.snapshot }));
   const listeners = new Set<NodeEventListener>();
   function emit(event: NodeEvent): void {
     for (const listener of listeners) {
@@ -488,7 +492,7 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
 
   async function nodeInfo(): Promise<NodeInfo> {
     await ready();
-    const latest = await store.latestMilestone();
+    const [latest, pruningIndex] = await Promise.all([store.latestMilestone(), store.pruningIndex()]);
     return {
       ...info,
       isHealthy: isHealthy(latest),
@@ -496,7 +500,7 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
       latestMilestoneTimestamp: latest?.timestamp ?? 0,
       latestMilestoneIndex: latest?.index ?? 0,
       confirmedMilestoneIndex: latest?.index ?? 0,
-      pruningIndex: 0,
+      pruningIndex,
       features: [...info.features],
     };
   }

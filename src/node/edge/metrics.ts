@@ -1,13 +1,18 @@
 // Prometheus metrics of a node (prom-client, one registry per edge): requests by route and status with latency
 // histograms, logins, rate-limited requests and refused connections, the PoW queue and hash rate, messages accepted,
-// the store's latency per operation, and prom-client's process metrics (CPU, memory, event-loop lag).
+// the store's latency per operation, its size and pruning, and prom-client's process metrics (CPU, memory, event-loop
+// lag).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { NodeStats } from "../pipeline.js";
-import type { NodeStore } from "../store/contract.js";
+import type { NodeStore, PruneStep } from "../store/contract.js";
 import type { RateClass } from "./limits.js";
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const STORE_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1];
+
+/** The store's size and pruning index are read at a scrape at most this often: scrapes from several Prometheus servers
+ * (or a dashboard refreshing) do not each cost the store a size query. */
+export const STORE_READ_INTERVAL_MS = 5000;
 
 /** Where the node's own counters come from at scrape time. */
 export interface MetricsSource {
@@ -25,6 +30,11 @@ export interface EdgeMetrics {
   instrumentStore<S extends NodeStore>(store: S): S;
   /** The node whose stats are read at each scrape. */
   watch(source: MetricsSource): void;
+  /** The store whose size (chrysalis_store_bytes) and pruning index are read at scrapes, at most every
+   * STORE_READ_INTERVAL_MS (a gateway, which stores nothing, is not watched). */
+  watchStore(store: Pick<NodeStore, "bytes" | "pruningIndex">): void;
+  /** One pruning step this process did (the pruner's onStep). */
+  pruned(step: PruneStep): void;
   /** The exposition text and its content type. */
   render(): Promise<{ body: string; contentType: string }>;
 }
@@ -50,6 +60,19 @@ export function createMetrics(): EdgeMetrics {
   const hashRate = new Gauge({ name: "chrysalis_pow_hash_rate", help: "Nonces tried per second by the node's PoW workers since the previous scrape", registers: [registry] });
   const powDepth = new Gauge({ name: "chrysalis_pow_queue_depth", help: "PoW jobs in flight (mining or queued)", registers: [registry] });
   const powQueued = new Gauge({ name: "chrysalis_pow_queue_waiting", help: "PoW jobs waiting for the miner", registers: [registry] });
+  const prunedMessages = new Counter({ name: "chrysalis_messages_pruned_total", help: "Messages this process deleted by pruning", registers: [registry] });
+  const pruningIndex = new Gauge({ name: "chrysalis_pruning_index", help: "Every milestone at or below this index, and its messages, has been pruned", registers: [registry] });
+  const storeBytes = new Gauge({ name: "chrysalis_store_bytes", help: "Bytes the store's data takes (LMDB: pages in use; PostgreSQL: tables and indexes)", registers: [registry] });
+  let watchedStore: Pick<NodeStore, "bytes" | "pruningIndex"> | undefined;
+  let storeReadAt = -Infinity;
+  // A store that cannot answer now (a database restarting) leaves the gauges at their last values for this scrape.
+  const readStore = async (): Promise<void> => {
+    if (watchedStore === undefined || performance.now() - storeReadAt < STORE_READ_INTERVAL_MS) return;
+    storeReadAt = performance.now();
+    const [bytes, index] = await Promise.all([watchedStore.bytes(), watchedStore.pruningIndex()]).catch(() => [undefined, undefined]);
+    if (bytes !== undefined) storeBytes.set(bytes);
+    if (index !== undefined) pruningIndex.set(index);
+  };
   const update = (): void => {
     if (source === undefined) return;
     const stats = source.stats();
@@ -105,8 +128,17 @@ export function createMetrics(): EdgeMetrics {
     watch(node) {
       source = node;
     },
+    watchStore(store) {
+      watchedStore = store;
+      storeReadAt = -Infinity;
+    },
+    pruned(step) {
+      prunedMessages.inc(step.messages);
+      pruningIndex.set(step.pruningIndex);
+    },
     async render() {
       update();
+      await readStore();
       return { body: await registry.metrics(), contentType: registry.contentType };
     },
   };

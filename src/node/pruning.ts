@@ -1,0 +1,174 @@
+// Pruning (Hornet's pruning plugin, one job), beside the coordinator and over the storage contract: after each
+// milestone it moves the store's pruning index to latest − keep (and further while the store is above a size target),
+// one bounded atomic step at a time, yielding to the event loop between steps so that submissions are never stalled.
+// What a step deletes, and that the ledger of unspent outputs is never touched, is the store's rule (NodeStore.prune).
+import { ProtocolError } from "../bytes/errors.js";
+import { BELOW_MAX_DEPTH } from "../bytes/limits.js";
+import type { NodeEventListener } from "./pipeline.js";
+import { MIN_PRUNE_KEEP, type NodeStore, type PruneStep } from "./store/contract.js";
+
+/** Hornet's default: a week of milestones at one every 10 s. */
+export const DEFAULT_PRUNE_KEEP = 60_480;
+
+/**
+ * Messages deleted per step (one atomic write): small enough that a submission waiting behind the step is not held up
+ * noticeably (a few milliseconds on either engine), large enough that pruning outpaces a busy node.
+ */
+export const DEFAULT_PRUNE_BATCH = 200;
+
+/** Without milestone events the store is looked at this often (a node following another instance's milestones). */
+export const DEFAULT_PRUNE_INTERVAL_MS = 1000;
+
+/** Share of the kept milestones pruned further each time the store is found above its size target (Hornet's 10 %). */
+const SIZE_PRUNE_SHARE = 0.1;
+
+export interface PrunerOptions {
+  /** Milestones whose messages are kept: the pruning target is latest − keep. 0 prunes nothing by depth; otherwise at
+   * least MIN_PRUNE_KEEP. */
+  keep: number;
+  /** Bytes (NodeStore.bytes) above which more milestones are pruned, 10 % of the kept ones at a time, never leaving
+   * fewer than MIN_PRUNE_KEEP (Hornet's --prune-size). Applies with keep 0 too. */
+  sizeTarget?: number | undefined;
+  /** Messages per step. Default DEFAULT_PRUNE_BATCH. */
+  batch?: number | undefined;
+  /** The node's event stream: a pass runs after each milestone event. Without it, a pass runs every `intervalMs`. */
+  events?: { subscribe(listener: NodeEventListener): () => void } | undefined;
+  /** Milliseconds between passes without events; at least 1000 (default). */
+  intervalMs?: number | undefined;
+  /** Called after every step (the metrics count pruned messages and show the pruning index from it). */
+  onStep?: ((step: PruneStep) => void) | undefined;
+  /** Called with the failure of a pass; the next milestone tries again. Default: console.error. */
+  onError?: ((error: unknown) => void) | undefined;
+}
+
+export interface PruneResult {
+  /** The store's pruning index after the pass. */
+  readonly pruningIndex: number;
+  /** Messages this pass deleted. */
+  readonly messages: number;
+}
+
+export interface Pruner {
+  /** Prunes after every milestone (or every interval) until stop(). Does nothing when nothing is to be pruned. */
+  start(): void;
+  /** One whole pass now (after any pass in flight): steps until the target is reached or stop() is called. */
+  runOnce(): Promise<PruneResult>;
+  /** Stops listening and waits for the step in flight: the store can be closed when it resolves. */
+  stop(): Promise<void>;
+}
+
+/** Why `keep` cannot be used, or undefined when it can: the one home of the rule the CLI and createPruner share. */
+export function pruneKeepProblem(keep: number): string | undefined {
+  if (!Number.isSafeInteger(keep) || keep < 0) return "the milestones to keep are a whole number ≥ 0";
+  if (keep > 0 && keep < MIN_PRUNE_KEEP) {
+    return `keeping ${keep} milestones is too few: at least ${MIN_PRUNE_KEEP} (${BELOW_MAX_DEPTH} of max depth, as far back as a new message's parents may reach, and ${MIN_PRUNE_KEEP - BELOW_MAX_DEPTH} of margin), or 0 to keep everything`;
+  }
+  return undefined;
+}
+
+// Between steps the event loop runs what waits (submissions, reads), as Hornet's pruning yields between batches.
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => (typeof setImmediate === "function" ? setImmediate(resolve) : setTimeout(resolve, 0)));
+
+export function createPruner(store: NodeStore, options: PrunerOptions): Pruner {
+  const problem = pruneKeepProblem(options.keep);
+  if (problem !== undefined) throw new ProtocolError("INVALID_ARGUMENT", problem, { path: "keep" });
+  const sizeTarget = options.sizeTarget;
+  if (sizeTarget !== undefined && !(Number.isSafeInteger(sizeTarget) && sizeTarget > 0)) {
+    throw new ProtocolError("INVALID_ARGUMENT", "the size target is a whole number of bytes > 0", { path: "sizeTarget" });
+  }
+  const batch = Math.max(1, Math.floor(options.batch ?? DEFAULT_PRUNE_BATCH));
+  const intervalMs = Math.max(DEFAULT_PRUNE_INTERVAL_MS, options.intervalMs ?? DEFAULT_PRUNE_INTERVAL_MS);
+  const onError = options.onError ?? ((error: unknown) => console.error("chrysalis pruning: a pass failed", error));
+  const enabled = options.keep > 0 || sizeTarget !== undefined;
+  let running = false;
+  let stopping = false;
+  let chain: Promise<unknown> = Promise.resolve();
+  let pending = false;
+  let unsubscribe: (() => void) | undefined;
+  let timer: ReturnType<typeof setInterval> | undefined;
+
+  // The index to prune to now, or undefined when nothing is to be pruned.
+  async function target(): Promise<{ target: number; current: number } | undefined> {
+    const latest = (await store.latestMilestone())?.index ?? 0;
+    const floor = latest - MIN_PRUNE_KEEP;
+    if (floor <= 0) return undefined;
+    let wanted = options.keep > 0 ? latest - options.keep : 0;
+    // The common case on a young node (latest below keep) costs one read.
+    if (wanted <= 0 && sizeTarget === undefined) return undefined;
+    const current = await store.pruningIndex();
+    if (sizeTarget !== undefined && (await store.bytes()) > sizeTarget) {
+      const kept = latest - Math.max(current, wanted);
+      wanted = Math.max(wanted, current + Math.max(1, Math.ceil(kept * SIZE_PRUNE_SHARE)));
+    }
+    wanted = Math.min(wanted, floor);
+    return wanted > current ? { target: wanted, current } : undefined;
+  }
+
+  async function pass(): Promise<PruneResult> {
+    const goal = await target();
+    if (goal === undefined) return { pruningIndex: await store.pruningIndex(), messages: 0 };
+    let messages = 0;
+    let pruningIndex = goal.current;
+    while (!stopping) {
+      const step = await store.prune(goal.target, batch);
+      const progressed = step.messages > 0 || step.pruningIndex > pruningIndex;
+      messages += step.messages;
+      pruningIndex = step.pruningIndex;
+      options.onStep?.(step);
+      // Every step deletes messages or finishes a milestone; one that did neither would only spin: the next pass retries.
+      if (step.done || !progressed) break;
+      await yieldToEventLoop();
+    }
+    return { pruningIndex, messages };
+  }
+
+  // Passes run one after another, never two at once (each reads the pruning index the previous one left).
+  function enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const result = chain.then(work);
+    chain = result.catch(() => undefined);
+    return result;
+  }
+
+  const runOnce = (): Promise<PruneResult> => enqueue(pass);
+
+  // Milestones arriving during a pass ask for one more pass, not one each: it prunes to the newest target.
+  function trigger(): void {
+    if (!running || pending) return;
+    pending = true;
+    enqueue(async () => {
+      pending = false;
+      if (running) await pass();
+    }).catch((error: unknown) => {
+      if (running) onError(error);
+    });
+  }
+
+  return {
+    start(): void {
+      if (running || !enabled) return;
+      running = true;
+      stopping = false;
+      if (options.events !== undefined) {
+        unsubscribe = options.events.subscribe((event) => {
+          if (event.type === "milestone") trigger();
+        });
+      } else {
+        timer = setInterval(trigger, intervalMs);
+        timer.unref?.();
+      }
+      // What is due already (a node restarted after a while, or with a smaller keep) is pruned at once.
+      trigger();
+    },
+    runOnce,
+    async stop(): Promise<void> {
+      running = false;
+      stopping = true;
+      unsubscribe?.();
+      unsubscribe = undefined;
+      if (timer !== undefined) clearInterval(timer);
+      timer = undefined;
+      await chain;
+      stopping = false;
+    },
+  };
+}
