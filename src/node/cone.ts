@@ -11,6 +11,29 @@ export function rootsPassedOn(metadata: MessageMetadata): ConeRoots {
   return index !== undefined ? { oldest: index, youngest: index } : metadata.coneRoots;
 }
 
+/**
+ * The roots a stored message passes on now. Those it was stored with were fixed at arrival from its parents' roots
+ * then; a parent referenced since has moved them on. While the stored ones are young enough for a tip
+ * (isLazy says no) they are used as they are; otherwise, for a message not referenced yet, they are worked out again
+ * from its parents (one level, a read per parent), so that neither a tip is given up nor a child refused for roots
+ * that are out of date.
+ */
+export async function liveRoots(store: NodeStore, id: string, metadata: MessageMetadata, confirmedIndex: number): Promise<ConeRoots> {
+  const roots = rootsPassedOn(metadata);
+  if (metadata.referencedByMilestoneIndex !== undefined || !isLazy(roots.oldest, confirmedIndex)) return roots;
+  const stored = await store.get(id);
+  return stored === undefined ? roots : currentConeRoots(store, stored.message.parents, roots);
+}
+
+/**
+ * True when a tip whose oldest root is `oldest` is too old to hand out (Hornet's MaxDeltaMsgOldestConeRootIndexToCMI,
+ * 13): it leaves two milestones of margin before max depth, so a message built on the tip is not refused
+ * BELOW_MAX_DEPTH because a milestone came between /tips and the submission.
+ */
+export function isLazy(oldest: number, confirmedIndex: number): boolean {
+  return confirmedIndex - oldest > MAX_DELTA_OLDEST_CONE_ROOT;
+}
+
 /** True when a cone whose oldest root is `oldest` fell more than BELOW_MAX_DEPTH milestones behind the confirmed one. */
 export function isBelowMaxDepth(oldest: number, confirmedIndex: number): boolean {
   return confirmedIndex - oldest > BELOW_MAX_DEPTH;

@@ -9,7 +9,7 @@ import { completeMessage } from "../model/complete.js";
 import { messageId, networkId as networkIdOf, transactionId } from "../model/ids.js";
 import { partialMessageFromJsonWithBytes, type NodeInfoJson, type PartialMessage } from "../model/json.js";
 import type { Message, MilestonePayload } from "../model/types.js";
-import { isBelowMaxDepth, rootsPassedOn } from "./cone.js";
+import { isBelowMaxDepth, isLazy, liveRoots } from "./cone.js";
 import { createMiner, powDigest, powScore, searchNonce, targetZeros, type Miner } from "../pow/index.js";
 import { abortError, isAbortError, NodeError, shuttingDown } from "./errors.js";
 import { checkLedgerState, checkSpend, ledgerMutation, ledgerOutput, EMPTY_BALANCE, type MemoryLedger } from "./ledger.js";
@@ -262,22 +262,25 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     throw new NodeError("POW_FAILED", `the node could not mine this message: ${(error as Error).message}`, { path: "nonce", cause: error });
   }
 
-  // Tips whose cone fell below max depth are passed over (Hornet's tip selection drops them too): a message attached to
-  // one would be refused. A few more than wanted are drawn so that some old ones do not starve the choice.
+  // Tips whose cone is too old are passed over (Hornet's tip selection drops lazy tips too): those past max depth would
+  // be refused, and those within two milestones of it could be by the time the message arrives. Those are handed out
+  // only when nothing younger is left. A few more than wanted are drawn so that some old ones do not starve the choice.
   async function selectTips(max: number): Promise<string[]> {
     // A gateway's upstream checks solidity and depth itself, and its own tip selection already dropped lazy tips.
     if (!checkSolidity) return [...new Set(await store.tips(max))].sort();
-    const drawn = await store.tips(max * 4);
+    const drawn = [...new Set(await store.tips(max * 4))];
     const confirmed = (await store.latestMilestone())?.index ?? 0;
     const fresh: string[] = [];
+    const lastResort: string[] = [];
     for (const id of drawn) {
       if (fresh.length >= max) break;
       const entryPoint = store.entryPoints.get(id);
       const metadata = entryPoint === undefined ? await store.metadata(id) : undefined;
-      const oldest = entryPoint ?? (metadata === undefined ? undefined : rootsPassedOn(metadata).oldest);
-      if (oldest !== undefined && !isBelowMaxDepth(oldest, confirmed)) fresh.push(id);
+      const oldest = entryPoint ?? (metadata === undefined ? undefined : (await liveRoots(store, id, metadata, confirmed)).oldest);
+      if (oldest === undefined || isBelowMaxDepth(oldest, confirmed)) continue;
+      (isLazy(oldest, confirmed) ? lastResort : fresh).push(id);
     }
-    return [...new Set(fresh)].sort();
+    return (fresh.length > 0 ? fresh : lastResort.slice(0, max)).sort();
   }
 
   function checkNetwork(id: bigint): void {
@@ -306,18 +309,20 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     let oldest = Infinity;
     let youngest = 0;
     const ids = parents.map(toHex);
-    const metadata = await Promise.all(ids.map((id) => (store.entryPoints.has(id) ? undefined : store.metadata(id))));
+    const [metadata, confirmed] = await Promise.all([
+      Promise.all(ids.map((id) => (store.entryPoints.has(id) ? undefined : store.metadata(id)))),
+      store.latestMilestone().then((latest) => latest?.index ?? 0),
+    ]);
     for (let i = 0; i < ids.length; i++) {
       const entryPoint = store.entryPoints.get(ids[i]!);
       const m = metadata[i];
       let roots: ConeRoots;
       if (entryPoint !== undefined) roots = { oldest: entryPoint, youngest: entryPoint };
       else if (m === undefined) throw new NodeError("PARENT_NOT_SOLID", `parent ${ids[i]} is unknown to this node`, { path: `parentMessageIds[${i}]` });
-      else roots = rootsPassedOn(m);
+      else roots = await liveRoots(store, ids[i]!, m, confirmed);
       oldest = Math.min(oldest, roots.oldest);
       youngest = Math.max(youngest, roots.youngest);
     }
-    const confirmed = (await store.latestMilestone())?.index ?? 0;
     if (isBelowMaxDepth(oldest, confirmed)) {
       throw new NodeError("BELOW_MAX_DEPTH", `a parent's past cone was confirmed ${confirmed - oldest} milestones ago: attach to newer tips`, { path: "parentMessageIds" });
     }

@@ -22,6 +22,12 @@ export const DEFAULT_PRUNE_INTERVAL_MS = 1000;
 /** Share of the kept milestones pruned further each time the store is found above its size target (Hornet's 10 %). */
 const SIZE_PRUNE_SHARE = 0.1;
 
+/**
+ * The store reclaims freed space (NodeStore.reclaim) each time pruning has moved on by this share of the milestones
+ * kept: what was deleted since then is about this share of what is stored, as autovacuum's scale factor reasons.
+ */
+const RECLAIM_SHARE = 0.1;
+
 export interface PrunerOptions {
   /** Milestones whose messages are kept: the pruning target is latest − keep. 0 prunes nothing by depth; otherwise at
    * least MIN_PRUNE_KEEP. */
@@ -86,6 +92,8 @@ export function createPruner(store: NodeStore, options: PrunerOptions): Pruner {
   let pending = false;
   let unsubscribe: (() => void) | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
+  // The pruning index at the last reclaim (undefined: none yet in this process).
+  let reclaimedAt: number | undefined;
 
   // The index to prune to now, or undefined when nothing is to be pruned.
   async function target(): Promise<{ target: number; current: number } | undefined> {
@@ -119,7 +127,17 @@ export function createPruner(store: NodeStore, options: PrunerOptions): Pruner {
       if (step.done || !progressed) break;
       await yieldToEventLoop();
     }
+    await reclaim(goal.current, pruningIndex);
     return { pruningIndex, messages };
+  }
+
+  async function reclaim(before: number, after: number): Promise<void> {
+    if (store.reclaim === undefined || stopping || after <= before) return;
+    reclaimedAt ??= before;
+    const latest = (await store.latestMilestone())?.index ?? after;
+    if (after - reclaimedAt < Math.max(1, Math.ceil((latest - after) * RECLAIM_SHARE))) return;
+    reclaimedAt = after;
+    await store.reclaim();
   }
 
   // Passes run one after another, never two at once (each reads the pruning index the previous one left).

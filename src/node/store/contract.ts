@@ -321,6 +321,12 @@ export interface NodeStore {
    * (PostgreSQL: an advisory lock; a step that finds it taken returns done).
    */
   prune(target: number, batch: number): Promise<PruneStep>;
+  /**
+   * Gives back to the engine the space that pruning (and the churn of tips and balances) freed, where the engine does
+   * not reuse it by itself: PostgreSQL's VACUUM of the store's tables, so that a node does not depend on autovacuum
+   * to stay bounded. Absent where nothing is needed: LMDB reuses freed pages, the memory engine frees at once.
+   */
+  reclaim?(): Promise<void>;
   /** The store's state for a snapshot, read in one consistent transaction while writers go on. */
   readSnapshot(): Promise<LedgerSnapshot>;
   /** Counts and sizes, for `chrysalis db stats`. */

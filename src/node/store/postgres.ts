@@ -108,6 +108,9 @@ const MIGRATIONS: readonly { readonly description: string; readonly statements: 
   },
 ];
 
+/** The tables whose rows are deleted or updated as the node runs (by pruning, tip churn, balance updates, sweeps). */
+const VACUUMED_TABLES = ["messages", "children", "tips", "outputs", "spent", "balances", "milestones", "redeemed_nonces", "revoked_tokens"] as const;
+
 /** The schema version this code writes: the number of migrations it knows. */
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -927,6 +930,15 @@ export class PostgresStore implements NodeStore {
       bytes,
       fileBytes: bytes,
     };
+  }
+
+  /**
+   * VACUUM (not FULL: no lock that stops writers) of every table of the store, skipping one another instance is
+   * vacuuming already. Outside a transaction, as VACUUM must be.
+   */
+  async reclaim(): Promise<void> {
+    this.#poolOrThrow();
+    await this.#query({ text: `VACUUM (SKIP_LOCKED) ${VACUUMED_TABLES.map((t) => `chrysalis.${t}`).join(", ")}` });
   }
 
   async bytes(): Promise<number> {
