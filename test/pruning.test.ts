@@ -210,6 +210,65 @@ describe("the pruner", () => {
     }
   }, 120_000);
 
+  it("a store whose size stays put when rows are deleted (PostgreSQL's relation sizes) is pruned for size once, and again only once it has grown", async () => {
+    const node = createNode({ network: "chrysalis-prune-flat", minPoWScore: 1, pow: { workers: 1 }, store: new MemoryStore() });
+    const coordinator = createCoordinator(node, { keys: [seed()] });
+    let size = 1000;
+    // The node's own store, answering bytes() as a database whose freed space is kept for reuse would.
+    const flat = new Proxy(node.store, {
+      get(target, property) {
+        if (property === "bytes") return async () => size;
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const pruner = createPruner(flat, { keep: 0, sizeTarget: 500 });
+    try {
+      for (let i = 0; i < 60; i++) await coordinator.issue();
+      expect((await pruner.runOnce()).pruningIndex).toBe(6);
+      for (let i = 0; i < 5; i++) expect((await pruner.runOnce()).pruningIndex).toBe(6);
+      size = 1005; // within 1%: the same size
+      expect((await pruner.runOnce()).pruningIndex).toBe(6);
+      size = 1100; // grown: pruned again
+      expect((await pruner.runOnce()).pruningIndex).toBe(12);
+      size = 400; // below the target: nothing more for size
+      expect((await pruner.runOnce()).pruningIndex).toBe(12);
+    } finally {
+      await coordinator.stop();
+      await pruner.stop();
+      await node.close();
+    }
+  }, 120_000);
+
+  it("the store reclaims freed space each time pruning has moved on by a tenth of the kept milestones", async () => {
+    const node = createNode({ network: "chrysalis-prune-reclaim", minPoWScore: 1, pow: { workers: 1 }, store: new MemoryStore() });
+    const coordinator = createCoordinator(node, { keys: [seed()] });
+    const reclaimedAt: number[] = [];
+    // The memory engine needs no reclaim; this one counts when the pruner would have PostgreSQL vacuum.
+    const counting = new Proxy(node.store, {
+      get(target, property) {
+        if (property === "reclaim") return async () => void reclaimedAt.push(await target.pruningIndex());
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const pruner = createPruner(counting, { keep: KEEP });
+    try {
+      for (let i = 0; i < KEEP; i++) await coordinator.issue();
+      for (let i = 0; i < 12; i++) {
+        await coordinator.issue();
+        await pruner.runOnce();
+      }
+      // 20 kept: a reclaim every 2 milestones pruned, counted from where this process started pruning (0).
+      expect(await node.store.pruningIndex()).toBe(12);
+      expect(reclaimedAt).toEqual([2, 4, 6, 8, 10, 12]);
+    } finally {
+      await coordinator.stop();
+      await pruner.stop();
+      await node.close();
+    }
+  }, 120_000);
+
   it("keep 0 prunes nothing; a keep below max depth + margin is refused", async () => {
     expect(pruneKeepProblem(0)).toBeUndefined();
     expect(pruneKeepProblem(KEEP)).toBeUndefined();

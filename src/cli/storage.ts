@@ -30,7 +30,10 @@ const seconds = (started: number): string => `${((performance.now() - started) /
 export async function writeFileAtomically(file: string, bytes: Uint8Array): Promise<void> {
   const temporary = `${file}.tmp`;
   try {
-    const handle = await open(temporary, "w");
+    // A stray one from a killed run is removed, and the new one created exclusively ("wx"): a link planted under the
+    // temporary name in a shared directory is never followed.
+    await rm(temporary, { force: true });
+    const handle = await open(temporary, "wx", 0o600);
     try {
       await handle.writeFile(bytes);
       await handle.sync();

@@ -22,6 +22,9 @@ export const DEFAULT_PRUNE_INTERVAL_MS = 1000;
 /** Share of the kept milestones pruned further each time the store is found above its size target (Hornet's 10 %). */
 const SIZE_PRUNE_SHARE = 0.1;
 
+/** How much the store's size must have moved since the last pass pruned for size for another such pass to run. */
+const SIZE_TOLERANCE = 0.01;
+
 /**
  * The store reclaims freed space (NodeStore.reclaim) each time pruning has moved on by this share of the milestones
  * kept: what was deleted since then is about this share of what is stored, as autovacuum's scale factor reasons.
@@ -94,6 +97,8 @@ export function createPruner(store: NodeStore, options: PrunerOptions): Pruner {
   let timer: ReturnType<typeof setInterval> | undefined;
   // The pruning index at the last reclaim (undefined: none yet in this process).
   let reclaimedAt: number | undefined;
+  // The store's bytes when it was last pruned further for size (undefined: not over its target then).
+  let sizedAt: number | undefined;
 
   // The index to prune to now, or undefined when nothing is to be pruned.
   async function target(): Promise<{ target: number; current: number } | undefined> {
@@ -104,9 +109,17 @@ export function createPruner(store: NodeStore, options: PrunerOptions): Pruner {
     // The common case on a young node (latest below keep) costs one read.
     if (wanted <= 0 && sizeTarget === undefined) return undefined;
     const current = await store.pruningIndex();
-    if (sizeTarget !== undefined && (await store.bytes()) > sizeTarget) {
-      const kept = latest - Math.max(current, wanted);
-      wanted = Math.max(wanted, current + Math.max(1, Math.ceil(kept * SIZE_PRUNE_SHARE)));
+    if (sizeTarget !== undefined) {
+      const bytes = await store.bytes();
+      if (bytes <= sizeTarget) sizedAt = undefined;
+      // Pruned further for size while that makes the store smaller, and again once it grows: an engine whose measure
+      // stays put when rows are deleted (PostgreSQL keeps the space VACUUM freed, for reuse) is not pruned down to the
+      // floor, deleting history the operator asked to keep, for a size that cannot fall.
+      else if (sizedAt === undefined || Math.abs(bytes - sizedAt) > sizedAt * SIZE_TOLERANCE) {
+        const kept = latest - Math.max(current, wanted);
+        wanted = Math.max(wanted, current + Math.max(1, Math.ceil(kept * SIZE_PRUNE_SHARE)));
+        sizedAt = bytes;
+      }
     }
     wanted = Math.min(wanted, floor);
     return wanted > current ? { target: wanted, current } : undefined;
