@@ -4,9 +4,13 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { TOTAL_SUPPLY } from "../src/bytes/limits.js";
-import { LmdbStore, ZERO_MESSAGE_ID, type Acceptance, type LedgerSnapshot, type MilestoneApplication } from "../src/node/index.js";
+import { auth } from "../src/cli/commands.js";
+import { openSharedStore } from "../src/cli/setup.js";
+import { dbCommand } from "../src/cli/storage.js";
+import { createPruner } from "../src/node/pruning.js";
+import { LmdbStore, ZERO_MESSAGE_ID, type Acceptance, type LedgerSnapshot, type MilestoneApplication, type PruneStep } from "../src/node/index.js";
 import { GENESIS_OUTPUT, NETWORK, genesisOf, hexOf, indexation, refusal, single, spend, tempDir, wallet, type Spend, type Wallet } from "./store-helpers.js";
 
 const MI = 1_000_000;
@@ -200,6 +204,154 @@ describe("pruning on LMDB: the confirmed cones below the target go, the ledger s
   });
 });
 
+describe("pruning on LMDB trusts no stale 11/12 entry, and verify checks them against the metadata", () => {
+  it("a stale entry naming milestone 25's message under milestone 1 (or as unreferenced): verify names it; pruning drops the entry, never the message", async () => {
+    const path = freshPath();
+    const { store, rounds } = await build(path, 25);
+    await store.close();
+    const latest = rounds[24]!.milestone.id;
+    // As an older node writing on a migrated store (or a crash of a past version) could leave them.
+    await raw(path, async (db) => {
+      await db.put(keyOf(0x12, "00000001", latest), Buffer.alloc(0));
+      await db.put(keyOf(0x11, "0000000000000000", latest), Buffer.alloc(0));
+    });
+    const again = new LmdbStore(path);
+    await again.open({ network: NETWORK });
+    expect(await again.verify()).toBe(`unreferenced entry ${latest}: message ${latest} is referenced by milestone 25`);
+    await raw(path, (db) => db.remove(keyOf(0x11, "0000000000000000", latest)));
+    expect(await again.verify()).toBe(`entry of milestone 1 → ${latest}: message ${latest} is referenced by milestone 25`);
+    await raw(path, (db) => db.put(keyOf(0x11, "0000000000000000", latest), Buffer.alloc(0)));
+
+    await pruneTo(again, 1, 100);
+    expect(await again.pruningIndex()).toBe(1);
+    // The latest milestone's own message, its metadata and its children are intact; milestone 1's cone is gone.
+    expect(await again.has(latest)).toBe(true);
+    expect(await again.metadata(latest)).toMatchObject({ referencedByMilestoneIndex: 25, milestoneIndex: 25 });
+    expect(await again.latestMilestone()).toMatchObject({ index: 25, messageId: latest });
+    expect(await again.has(rounds[0]!.milestone.id)).toBe(false);
+    expect(await again.has(rounds[1]!.milestone.id)).toBe(true);
+    expect(await again.verify()).toBeUndefined();
+    await pruneTo(again, 24, 100);
+    expect(await again.has(latest)).toBe(true);
+    expect(await again.verify()).toBeUndefined();
+    await again.close();
+  });
+
+  it("an entry at a seq not its message's, a message with no entry, a milestone kept below the pruning index or without its message", async () => {
+    const path = freshPath();
+    const { store, rounds } = await build(path, 4);
+    const late = indexation([rounds[3]!.milestone.id], "late");
+    await store.accept(late);
+    await store.close();
+    const check = async (): Promise<string | undefined> => {
+      const s = new LmdbStore(path);
+      await s.open({ network: NETWORK });
+      try {
+        return await s.verify();
+      } finally {
+        await s.close();
+      }
+    };
+    expect(await check()).toBeUndefined();
+    const lateSeq = await raw(path, (db) => {
+      const entry = [...db.getKeys({ start: Buffer.from([0x11]), end: Buffer.from([0x12]) })].map((k) => Buffer.from(k)).find((k) => k.subarray(9).toString("hex") === late.id);
+      return entry!.subarray(1, 9);
+    });
+
+    // A second 11 entry of a message not referenced, at a seq below the first milestone's: verify names it, and
+    // pruning milestone 1 drops it and keeps the message (it arrived after milestone 4).
+    await raw(path, (db) => db.put(keyOf(0x11, "0000000000000000", late.id), Buffer.alloc(0)));
+    expect(await check()).toBe(`unreferenced entry ${late.id}: at seq 0, but message ${late.id} has seq ${lateSeq.readBigUInt64BE(0)}`);
+    const pruner = new LmdbStore(path);
+    await pruner.open({ network: NETWORK });
+    await pruneTo(pruner, 1, 100);
+    expect(await pruner.has(late.id)).toBe(true);
+    expect(await pruner.verify()).toBeUndefined();
+    await pruner.close();
+
+    // A message whose entry is missing.
+    const note = rounds[2]!.note.id;
+    await raw(path, (db) => db.remove(keyOf(0x12, "00000003", note)));
+    expect(await check()).toBe(`message ${note}: no entry of milestone 3 lists it`);
+    await raw(path, (db) => db.put(keyOf(0x12, "00000003", note), Buffer.alloc(0)));
+    await raw(path, (db) => db.remove(keyOf(0x11, lateSeq, late.id)));
+    expect(await check()).toBe(`message ${late.id}: no unreferenced entry lists it`);
+    await raw(path, (db) => db.put(keyOf(0x11, lateSeq, late.id), Buffer.alloc(0)));
+    expect(await check()).toBeUndefined();
+
+    // A milestone whose message is not stored (above pruning index + 1, where only a snapshot's may be missing).
+    const record = await raw(path, (db) => Buffer.from(db.get(keyOf(0x0c, "00000003"))!));
+    const ghost = "ef".repeat(32);
+    await raw(path, (db) => db.put(keyOf(0x0c, "00000003"), Buffer.concat([Buffer.from(ghost, "hex"), record.subarray(32)])));
+    expect(await check()).toBe(`milestone 3: its message ${ghost} is not stored`);
+    await raw(path, (db) => db.put(keyOf(0x0c, "00000003"), record));
+
+    // A milestone record, and messages it referenced, at or below the pruning index.
+    const meta = Buffer.concat([Buffer.from([0]), Buffer.from("pruning")]);
+    await raw(path, (db) => db.put(meta, Buffer.from([0, 0, 0, 2])));
+    expect(await check()).toMatch(/^message [0-9a-f]{64}: referenced by milestone 2, at or below the pruning index 2, yet still stored$/);
+    await raw(path, (db) => db.put(meta, Buffer.from([0, 0, 0, 1])));
+    expect(await check()).toBeUndefined();
+    await raw(path, (db) => db.put(keyOf(0x0c, "00000001"), record));
+    expect(await check()).toBe("milestone 1: at or below the pruning index 1, yet still stored");
+  });
+});
+
+describe("pruning on LMDB bounds the child entries a step deletes", () => {
+  /** `count` messages naming `parent` as their only parent, accepted a few hundred at a time. */
+  async function children(store: LmdbStore, parent: string, count: number, label: string): Promise<string[]> {
+    const ids: string[] = [];
+    for (let at = 0; at < count; at += 500) {
+      const batch = Array.from({ length: Math.min(500, count - at) }, (_, i) => indexation([parent], `${label} ${at + i}`));
+      await Promise.all(batch.map((a) => store.accept(a)));
+      ids.push(...batch.map((a) => a.id));
+    }
+    return ids;
+  }
+
+  it("a message named as parent by 10,000 children: its child entries go over several steps, each state consistent", async () => {
+    const { store, rounds, orphan } = await build(freshPath(), 22);
+    // Children of the orphan (pruned with milestone 1) that arrive after the last milestone: they stay.
+    const kids = await children(store, orphan.id, 10_000, "child of the orphan");
+    expect(await store.children(orphan.id, 100_000)).toHaveLength(10_000);
+    const steps: PruneStep[] = [];
+    let left = 10_000;
+    while ((await store.pruningIndex()) < 1) {
+      const step = await store.prune(1, 200);
+      steps.push(step);
+      expect(step.messages).toBeLessThanOrEqual(200);
+      const now = (await store.children(orphan.id, 100_000)).length;
+      // At most 4096 child entries a step (PRUNE_STEP_ENTRIES in lmdb.ts).
+      expect(left - now).toBeLessThanOrEqual(4096);
+      left = now;
+      expect(await store.verify()).toBeUndefined();
+      expect(steps.length).toBeLessThan(20);
+    }
+    expect(left).toBe(0);
+    // Two steps took 4096 child entries each and no message (progress all the same), the third the rest and the cone.
+    expect(steps.slice(0, 2)).toEqual([
+      { pruningIndex: 0, messages: 0, entries: 4096, done: false },
+      { pruningIndex: 0, messages: 0, entries: 4096, done: false },
+    ]);
+    expect(await store.has(orphan.id)).toBe(false);
+    expect(await store.has(rounds[0]!.note.id)).toBe(false);
+    for (const id of [kids[0]!, kids[5000]!, kids[9999]!]) expect(await store.has(id)).toBe(true);
+
+    // The pruner carries on through a step that deletes entries only: 10,000 children of milestone 2's note.
+    const note = rounds[1]!.note.id;
+    await children(store, note, 10_000, "child of note 2");
+    const seen: PruneStep[] = [];
+    const pruner = createPruner(store, { keep: 20, batch: 200, onStep: (step) => seen.push(step) });
+    expect(await pruner.runOnce()).toMatchObject({ pruningIndex: 2 });
+    expect(seen).toContainEqual({ pruningIndex: 1, messages: 0, entries: 4096, done: false });
+    expect(await store.children(note, 10)).toEqual([]);
+    expect(await store.has(note)).toBe(false);
+    expect(await store.verify()).toBeUndefined();
+    await pruner.stop();
+    await store.close();
+  });
+});
+
 describe("snapshots on LMDB: read in one transaction, loaded into a new store only", () => {
   it("a snapshot of a pruned store starts a new one with the same ledger, milestone and entry points; it takes spends", async () => {
     const { store, owner, rounds } = await build(freshPath(), 8);
@@ -371,6 +523,60 @@ describe("a schema-1 store is migrated when it opens", () => {
     expect(await again.has(tail.id)).toBe(true);
     expect(await again.verify()).toBeUndefined();
     await again.close();
+  });
+
+  it("a tool beside a node (openExisting) migrates nothing: it refuses a schema-1 store, but for revocations", async () => {
+    const path = freshPath();
+    const { store } = await build(path, 2);
+    await store.close();
+    const meta = (name: string): Buffer => Buffer.concat([Buffer.from([0]), Buffer.from(name)]);
+    await raw(path, async (db) => {
+      await db.transaction(() => {
+        for (const p of [0x11, 0x12, 0x13]) for (const k of [...db.getKeys({ start: Buffer.from([p]), end: Buffer.from([p + 1]) })]) db.removeSync(Buffer.from(k));
+        db.removeSync(meta("pruning"));
+        db.putSync(meta("schema"), Buffer.from([0, 0, 0, 1]));
+      });
+    });
+    const schema = (): Promise<Buffer | undefined> => raw(path, (db) => db.get(meta("schema")));
+    const message = `the store at ${path} is at schema version 1: start chrysalis serve on it once to migrate it`;
+
+    // db stats|verify|compact and snapshot create: refused, the store untouched (an older node may be running on it).
+    const tool = new LmdbStore(path);
+    const refused = await refusal(tool.openExisting());
+    expect(refused).toMatchObject({ code: "STORE_UNAVAILABLE", message });
+    await tool.close();
+    expect((await refusal(openSharedStore({ dataDir: path }))).message).toBe(message);
+    expect(await schema()).toEqual(Buffer.from([0, 0, 0, 1]));
+
+    // auth revoke: its record is the same in every schema, so it is written; nothing else is allowed.
+    const revoker = await openSharedStore({ dataDir: path }, { revocationsOnly: true });
+    await revoker.revokeToken("jti-1", Date.now() + 60_000);
+    expect(await revoker.isTokenRevoked("jti-1")).toBe(true);
+    for (const call of [() => revoker.verify(), () => revoker.stats(), () => revoker.readSnapshot(), () => revoker.prune(1, 10), () => revoker.latestMilestone()]) {
+      expect(await refusal(call())).toMatchObject({ code: "STORE_UNAVAILABLE", message });
+    }
+    await revoker.close();
+    // The commands themselves: db verify refused with that line, auth revoke done.
+    await expect(dbCommand.run(["verify", "--data-dir", path])).rejects.toThrow(message);
+    const printed = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    try {
+      await auth.run(["revoke", "jti-2", "--data-dir", path]);
+      expect(String(printed.mock.calls[0]?.[0])).toMatch(/^revoked jti-2 until /);
+    } finally {
+      printed.mockRestore();
+    }
+    expect(await schema()).toEqual(Buffer.from([0, 0, 0, 1]));
+
+    // The node (serve: open) migrates it; the revocation holds, and tools open it from then on.
+    const node = new LmdbStore(path);
+    await node.open({ network: NETWORK });
+    expect(await node.isTokenRevoked("jti-1")).toBe(true);
+    expect(await node.isTokenRevoked("jti-2")).toBe(true);
+    await node.close();
+    expect(await schema()).toEqual(Buffer.from([0, 0, 0, 2]));
+    const later = await openSharedStore({ dataDir: path });
+    expect(await later.verify()).toBeUndefined();
+    await later.close();
   });
 });
 

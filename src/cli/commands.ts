@@ -160,7 +160,7 @@ its next request on. A token given whole is kept until its own expiry, a bare id
     const [action, nonce, extra] = positionals;
     if (action === "revoke") {
       if (nonce === undefined || extra !== undefined) throw new UsageError("revoke takes exactly one JWT or jti");
-      const store = await openSharedStore({ dataDir: values["data-dir"], database: values.database });
+      const store = await openSharedStore({ dataDir: values["data-dir"], database: values.database }, { revocationsOnly: true });
       try {
         const revocation = await revokeJwt(store, nonce);
         write(`revoked ${revocation.jti} until ${new Date(revocation.expiresAt).toISOString()}`);

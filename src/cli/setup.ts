@@ -125,9 +125,11 @@ export interface StoreLocation {
 /**
  * Opens the store a running node uses, for the tools that work beside it (`auth revoke`, `snapshot create`,
  * `db stats|verify|compact`): the LMDB directory or PostgreSQL database named, which must hold a store already, of
- * whatever network; nothing is created or migrated. The caller closes it.
+ * whatever network; nothing is created or migrated. An LMDB store of an older schema is refused (a node of that
+ * version may be running on it) unless `revocationsOnly` (`auth revoke`, whose record every schema has alike). The
+ * caller closes it.
  */
-export async function openSharedStore(location: StoreLocation): Promise<LmdbStore | PostgresStore> {
+export async function openSharedStore(location: StoreLocation, options: { revocationsOnly?: boolean } = {}): Promise<LmdbStore | PostgresStore> {
   if (location.dataDir !== undefined && location.database !== undefined) throw new UsageError("--data-dir and --database cannot be used together: name one store");
   const environment = process.env.CHRYSALIS_DATABASE_URL;
   const database = location.database ?? (location.dataDir === undefined && environment !== undefined && environment !== "" ? environment : undefined);
@@ -137,7 +139,7 @@ export async function openSharedStore(location: StoreLocation): Promise<LmdbStor
   if (database !== undefined && !isDatabaseUrl(database)) throw new UsageError("--database takes a postgres:// or postgresql:// URL");
   const store = location.dataDir !== undefined ? new LmdbStore(location.dataDir) : new PostgresStore(database!);
   try {
-    await store.openExisting();
+    await (store instanceof LmdbStore ? store.openExisting(options) : store.openExisting());
   } catch (error) {
     await store.close().catch(() => undefined);
     throw error;

@@ -132,11 +132,12 @@ export function createPruner(store: NodeStore, options: PrunerOptions): Pruner {
     let pruningIndex = goal.current;
     while (!stopping) {
       const step = await store.prune(goal.target, batch);
-      const progressed = step.messages > 0 || step.pruningIndex > pruningIndex;
+      const progressed = step.messages > 0 || (step.entries ?? 0) > 0 || step.pruningIndex > pruningIndex;
       messages += step.messages;
       pruningIndex = step.pruningIndex;
       options.onStep?.(step);
-      // Every step deletes messages or finishes a milestone; one that did neither would only spin: the next pass retries.
+      // Every step deletes messages or entries or finishes a milestone; one that did none would only spin: the next pass
+      // retries.
       if (step.done || !progressed) break;
       await yieldToEventLoop();
     }

@@ -202,6 +202,12 @@ export interface PruneStep {
   readonly pruningIndex: number;
   /** Messages deleted by this step. */
   readonly messages: number;
+  /**
+   * Entries a step deleted without deleting their message (an engine that has such): a stale pruning-index entry
+   * whose message belongs to another milestone, or part of the children list of a message named as parent very
+   * often, taken over several steps. A step that deleted only these made progress all the same. Absent when none.
+   */
+  readonly entries?: number;
   /** True when the pruning index reached the target (or another instance holds the pruning lock): stop calling. */
   readonly done: boolean;
 }

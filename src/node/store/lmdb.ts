@@ -27,7 +27,8 @@
 //                                    removed at confirm): pruning finds the ones left behind below a milestone
 //   12 milestoneIndex (u32) msgId    messages a milestone referenced (empty value): pruning finds a milestone's cone
 //   13 messageId                     solid entry points → milestone index (u32), persisted when the store is made
-// Schema 1 had no 11, 12, 13 or "pruning": opening a schema-1 store adds them in the same write (one scan of 02).
+// Schema 1 had no 11, 12, 13 or "pruning": open() of a schema-1 store adds them in the same write (one scan of 02, in
+// bounded chunks); openExisting() (tools beside a node, which may be of that older version) refuses it.
 import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { RootDatabase, Transaction } from "lmdb";
@@ -186,6 +187,8 @@ export class LmdbStore implements NodeStore {
   #compacting = false;
   /** Writes in flight, so compact() can wait for them before it copies. */
   readonly #writes = new Set<Promise<unknown>>();
+  /** The older schema version of a store openExisting opened for revocations only (it migrates nothing). */
+  #olderSchema: number | undefined;
 
   constructor(options: LmdbStoreOptions | string) {
     const o = typeof options === "string" ? { path: options } : options;
@@ -208,7 +211,10 @@ export class LmdbStore implements NodeStore {
       throw error;
     }));
     try {
-      return await this.#write(() => this.#openIn(db, options));
+      const result = await this.#write(() => this.#openIn(db, options), true);
+      // Migrated if it was older: every operation is open to this instance now.
+      this.#olderSchema = undefined;
+      return result;
     } catch (error) {
       // A store that refused to open on its first try lets go of its files, so a failed start can exit.
       if (first) await this.#release();
@@ -217,10 +223,14 @@ export class LmdbStore implements NodeStore {
   }
 
   /**
-   * Opens a store that must exist already, whatever its network, and creates nothing: for tools working beside a
-   * running node on its store (`chrysalis auth revoke`). Other processes may have it open (LMDB's own locking).
+   * Opens a store that must exist already, whatever its network, and creates or migrates nothing: for tools working
+   * beside a running node on its store (`chrysalis db stats|verify|compact`, `snapshot create`, `auth revoke`). Other
+   * processes may have it open (LMDB's own locking). A store of an older schema is refused (STORE_UNAVAILABLE): a node
+   * of that older version may be running on it, and would write on without maintaining the records a migration adds
+   * (the 11 and 12 entries pruning goes by). Only `revocationsOnly` opens one, for `auth revoke`, whose record every
+   * schema has alike: then every operation but revokeToken and isTokenRevoked is refused the same way.
    */
-  async openExisting(): Promise<StoreOpenResult> {
+  async openExisting(options: { revocationsOnly?: boolean } = {}): Promise<StoreOpenResult> {
     if (this.#closed) throw storeClosed();
     if (statSync(join(this.path, "data.mdb"), { throwIfNoEntry: false }) === undefined) {
       throw new NodeError("STORE_UNAVAILABLE", `there is no store in ${this.path}`);
@@ -235,9 +245,10 @@ export class LmdbStore implements NodeStore {
     if (version > STORE_SCHEMA_VERSION) {
       throw storeTooNew(`the store at ${this.path}`, version, STORE_SCHEMA_VERSION);
     }
-    // A tool may be the first of this version to open an older store: it migrates it, as open() would, since pruning,
-    // snapshots and verify read the records schema 2 added.
-    if (version < STORE_SCHEMA_VERSION) await this.#write(() => this.#migrate(this.#db!, version));
+    if (version < STORE_SCHEMA_VERSION) {
+      if (options.revocationsOnly !== true) throw olderSchema(this.path, version);
+      this.#olderSchema = version;
+    }
     this.#loadEntryPoints(db);
     return this.#existing(db);
   }
@@ -375,14 +386,25 @@ export class LmdbStore implements NodeStore {
    */
   #migrate(db: Db, version: number): void {
     if (version !== 1) throw new NodeError("STORE_CORRUPT", `the store at ${this.path} has an unknown schema version ${version}`);
-    const entries: [Buffer, Buffer][] = [];
-    for (const { key: metadataKey, value } of db.getRange({ start: Buffer.from([METADATA]), end: Buffer.from([METADATA + 1]) })) {
-      const id = metadataKey.subarray(1);
-      const { seq, metadata } = decodeMetadata(value);
-      const ref = metadata.referencedByMilestoneIndex;
-      entries.push([ref === undefined ? key(UNREFERENCED, u64(seq), id) : key(REFERENCED, u32(ref), id), k().EMPTY]);
+    // In chunks of MIGRATION_CHUNK metadata records, each read whole by its own range scan before its entries are
+    // written, so memory stays bounded whatever the store holds (a cursor is not left open across writes), all in the
+    // one transaction. The entries written (11, 12) lie outside the range scanned (02).
+    const end = Buffer.from([METADATA + 1]);
+    for (let start = Buffer.from([METADATA]); ; ) {
+      const entries: Buffer[] = [];
+      let lastKey: Buffer | undefined;
+      for (const { key: metadataKey, value } of db.getRange({ start, end, limit: MIGRATION_CHUNK })) {
+        const id = metadataKey.subarray(1);
+        const { seq, metadata } = decodeMetadata(value);
+        const ref = metadata.referencedByMilestoneIndex;
+        entries.push(ref === undefined ? key(UNREFERENCED, u64(seq), id) : key(REFERENCED, u32(ref), id));
+        lastKey = Buffer.from(metadataKey);
+      }
+      for (const entry of entries) db.putSync(entry, k().EMPTY);
+      if (lastKey === undefined || entries.length < MIGRATION_CHUNK) break;
+      // The first key after the last one read: the same bytes and a zero byte more.
+      start = Buffer.concat([lastKey, Buffer.alloc(1)]);
     }
-    for (const [entry, value] of entries) db.putSync(entry, value);
     if (first(db, Buffer.from([ENTRY_POINT]), Buffer.from([ENTRY_POINT + 1])) === undefined) {
       for (const [id, index] of this.#entryPoints) db.putSync(key(ENTRY_POINT, fromHex(id, "entryPoints", 32)), Buffer.from(u32(index)));
     }
@@ -427,11 +449,13 @@ export class LmdbStore implements NodeStore {
     if (db !== undefined) await db.close();
   }
 
-  #read(): Db {
+  /** The open environment, for an operation of this store; `anySchema`: one a store of an older schema allows. */
+  #read(anySchema = false): Db {
     if (this.#closed) throw storeClosed();
     if (this.#compacting) throw new NodeError("STORE_UNAVAILABLE", `the store at ${this.path} is being compacted; try again later`);
     const db = this.#db;
     if (db === undefined) throw new NodeError("STORE_UNAVAILABLE", "the store is not open yet");
+    if (this.#olderSchema !== undefined && !anySchema) throw olderSchema(this.path, this.#olderSchema);
     return db;
   }
 
@@ -440,8 +464,8 @@ export class LmdbStore implements NodeStore {
    * transaction is committed and synced. A failed commit (disk full, I/O error) writes nothing and is
    * STORE_UNAVAILABLE; the rule errors `body` throws come through as they are.
    */
-  async #write<T>(body: () => T): Promise<T> {
-    const db = this.#read();
+  async #write<T>(body: () => T, anySchema = false): Promise<T> {
+    const db = this.#read(anySchema);
     const pending = db.childTransaction(body);
     this.#writes.add(pending);
     try {
@@ -752,18 +776,19 @@ export class LmdbStore implements NodeStore {
     });
   }
 
+  // Revocations are the same record in every schema: the two are allowed on a store openExisting opened for them.
   async revokeToken(jti: string, expiresAt: number): Promise<void> {
-    this.#read();
+    this.#read(true);
     const k = hashedText(REVOKED, jti);
     await this.#write(() => {
       const db = this.#db!;
       const raw = db.get(k);
       db.putSync(k, f64(Math.max(expiresAt, raw === undefined ? 0 : viewOf(raw).getFloat64(0))));
-    });
+    }, true);
   }
 
   async isTokenRevoked(jti: string): Promise<boolean> {
-    return this.#read().doesExist(hashedText(REVOKED, jti));
+    return this.#read(true).doesExist(hashedText(REVOKED, jti));
   }
 
   async secret(name: string, create: () => Uint8Array): Promise<Uint8Array> {
@@ -816,14 +841,26 @@ export class LmdbStore implements NodeStore {
       const record = db.get(key(MILESTONE, u32(m)));
       const milestoneId = record === undefined ? undefined : Buffer.from(record.subarray(0, 32));
       const victims = this.#pruneCandidates(db, m, milestoneId, limit);
-      for (const victim of victims) this.#deleteMessage(db, victim);
+      // Besides at most `limit` messages, a step deletes at most PRUNE_STEP_ENTRIES child entries (a message may be
+      // named as parent by very many): no more victims once the bound is reached, and a victim whose children go past
+      // it keeps its message until a later step has deleted the rest of them.
+      let messages = 0;
+      let entries = 0;
+      let budget = PRUNE_STEP_ENTRIES;
+      for (const victim of victims) {
+        if (budget <= 0) break;
+        const outcome = this.#pruneVictim(db, m, victim, budget);
+        budget -= outcome.work;
+        if (outcome.deleted) messages++;
+        entries += outcome.entries;
+      }
       // Finished in the same write when this step took the last of m's messages: one write less per milestone.
       let pruningIndex = pruned;
       if (this.#pruneCandidates(db, m, milestoneId, 1).length === 0) {
         this.#finishMilestone(db, m);
         pruningIndex = m;
       }
-      return { pruningIndex, messages: victims.length, done: pruningIndex >= target };
+      return { pruningIndex, messages, ...(entries > 0 ? { entries } : {}), done: pruningIndex >= target };
     });
   }
 
@@ -853,10 +890,36 @@ export class LmdbStore implements NodeStore {
     return out;
   }
 
-  /** Deletes a message and every record that names it (the ledger it changed stays). */
-  #deleteMessage(db: Db, { id, entry }: PruneVictim): void {
-    db.removeSync(entry);
+  /**
+   * Prunes one victim of milestone m's pruning, deleting at most `budget` of its child entries (as a parent). The 11
+   * or 12 entry it was found by is trusted only as far as the metadata agrees: a 12 entry of m whose message another
+   * milestone referenced, or an 11 entry whose message a milestone referenced (or that names another seq), is stale,
+   * and only that entry goes, never the message. A message whose children go past the budget keeps its message, its
+   * entry and the children left for a later step (each state between steps is consistent). Answers whether the
+   * message went, the entries deleted without it, and the work done (keys deleted, roughly) against the budget.
+   */
+  #pruneVictim(db: Db, m: number, { id, entry }: PruneVictim, budget: number): { deleted: boolean; entries: number; work: number } {
     const metadataRaw = db.get(key(METADATA, id));
+    const decoded = metadataRaw === undefined ? undefined : decodeMetadata(metadataRaw);
+    const ref = decoded?.metadata.referencedByMilestoneIndex;
+    const current =
+      decoded !== undefined &&
+      (entry[0] === REFERENCED ? entry.readUInt32BE(1) === m && ref === m : ref === undefined && readU64(viewOf(entry), 1) === decoded.seq);
+    if (!current) {
+      // Stale (or its message has no metadata, which verify reports): the entry alone goes, so pruning moves on.
+      db.removeSync(entry);
+      return { deleted: false, entries: 1, work: 1 };
+    }
+    const asParent = key(CHILD, id);
+    const childEntries: Buffer[] = [];
+    for (const child of db.getKeys({ start: asParent, end: after(asParent), limit: budget + 1 })) childEntries.push(Buffer.from(child));
+    if (childEntries.length > budget) {
+      // More children than this step may delete: a chunk of them now, the rest and the message in later steps.
+      for (const child of childEntries.slice(0, budget)) db.removeSync(child);
+      return { deleted: false, entries: budget, work: budget };
+    }
+    for (const child of childEntries) db.removeSync(child);
+    const { seq } = decoded;
     const raw = db.get(key(MESSAGE, id));
     let message: Message | undefined;
     try {
@@ -867,19 +930,14 @@ export class LmdbStore implements NodeStore {
     }
     db.removeSync(key(MESSAGE, id));
     db.removeSync(key(METADATA, id));
-    const asParent = key(CHILD, id);
-    const childEntries: Buffer[] = [];
-    for (const child of db.getKeys({ start: asParent, end: after(asParent) })) childEntries.push(Buffer.from(child));
-    for (const child of childEntries) db.removeSync(child);
-    if (metadataRaw !== undefined) {
-      const { seq, metadata } = decodeMetadata(metadataRaw);
-      const seqBytes = u64(seq);
-      for (const parent of message?.parents ?? []) db.removeSync(key(CHILD, parent, seqBytes, id));
-      for (const index of message === undefined ? [] : indexesOf(message)) db.removeSync(key(INDEX, Uint8Array.of(index.length), index, seqBytes));
-      const ref = metadata.referencedByMilestoneIndex;
-      db.removeSync(ref === undefined ? key(UNREFERENCED, seqBytes, id) : key(REFERENCED, u32(ref), id));
-    }
+    const seqBytes = u64(seq);
+    const parents = message?.parents ?? [];
+    for (const parent of parents) db.removeSync(key(CHILD, parent, seqBytes, id));
+    const indexes = message === undefined ? [] : indexesOf(message);
+    for (const index of indexes) db.removeSync(key(INDEX, Uint8Array.of(index.length), index, seqBytes));
+    db.removeSync(entry);
     this.#removeTip(db, id);
+    return { deleted: true, entries: 0, work: 1 + childEntries.length };
   }
 
   /** The last write of milestone m's pruning: its record, its UTXO changes, the outputs it consumed; then index = m. */
@@ -1035,6 +1093,15 @@ export class LmdbStore implements NodeStore {
   }
 }
 
+/**
+ * The child entries (a victim's, as a parent) one prune step deletes at most, besides its messages: a message named as
+ * parent by very many children has them deleted over several steps, not in one write of unbounded size.
+ */
+const PRUNE_STEP_ENTRIES = 4096;
+
+/** The metadata records the schema-1 migration reads before writing their entries (bounds its memory). */
+const MIGRATION_CHUNK = 4096;
+
 /** A message pruning deletes, with the 11 or 12 key it was found by. */
 interface PruneVictim {
   readonly id: Buffer;
@@ -1111,8 +1178,10 @@ function fsyncPath(path: string): void {
 /**
  * The checks of NodeStore.verify over one read transaction, in key order, stopping at the first inconsistency: the
  * header; every message against its id and metadata; metadata, children, index, tip and 11/12 entries against the
- * messages; outputs, spends and address lists against one another; balances against the unspent outputs; on a ledger
- * store, the total supply. LMDB keeps no checksums of its own, so this is where a damaged data page shows.
+ * messages; every 11/12 entry against its message's metadata, and every message listed by exactly one; no message or
+ * milestone at or below the pruning index, and every milestone's message stored but at pruning index + 1 (a
+ * snapshot's); outputs, spends and address lists against one another; balances against the unspent outputs; on a
+ * ledger store, the total supply. LMDB keeps no checksums of its own, so this is where a damaged data page shows.
  */
 function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, number>): string | undefined {
   const range = (prefix: number): { start: Buffer; end: Buffer; transaction: Transaction } => ({ start: Buffer.from([prefix]), end: Buffer.from([prefix + 1]), ...t });
@@ -1151,11 +1220,46 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
   for (const k of db.getKeys(range(TIP))) {
     if (!stored(k.subarray(1)) && !isEntryPoint(k.subarray(1))) return `tip ${toHex(k.subarray(1))}: no message is stored for it and it is no entry point`;
   }
+  // The 11 and 12 entries are what pruning goes by: each must say what its message's metadata says (11: not referenced
+  // yet, at its seq; 12: referenced by that milestone), and every message has its one entry. A stale one would make
+  // pruning take a message of another milestone.
+  const metadataOf = (id: Uint8Array): { seq: number; metadata: MessageMetadata } | undefined => {
+    const raw = db.get(key(METADATA, id), t);
+    return raw === undefined ? undefined : decodeMetadata(raw);
+  };
   for (const k of db.getKeys(range(UNREFERENCED))) {
-    if (!stored(k.subarray(9))) return `unreferenced entry ${toHex(k.subarray(9))}: no message ${toHex(k.subarray(9))} is stored`;
+    const id = toHex(k.subarray(9));
+    if (k.length !== 41) return `unreferenced entry ${toHex(k)}: ${k.length} bytes, expected 41`;
+    const found = stored(k.subarray(9)) ? metadataOf(k.subarray(9)) : undefined;
+    if (found === undefined) return `unreferenced entry ${id}: no message ${id} is stored`;
+    const ref = found.metadata.referencedByMilestoneIndex;
+    if (ref !== undefined) return `unreferenced entry ${id}: message ${id} is referenced by milestone ${ref}`;
+    const seq = readU64(viewOf(k), 1);
+    if (seq !== found.seq) return `unreferenced entry ${id}: at seq ${seq}, but message ${id} has seq ${found.seq}`;
   }
   for (const k of db.getKeys(range(REFERENCED))) {
-    if (!stored(k.subarray(5))) return `entry of milestone ${k.readUInt32BE(1)} → ${toHex(k.subarray(5))}: no message ${toHex(k.subarray(5))} is stored`;
+    const index = k.readUInt32BE(1);
+    const id = toHex(k.subarray(5));
+    if (k.length !== 37) return `referenced entry ${toHex(k)}: ${k.length} bytes, expected 37`;
+    const found = stored(k.subarray(5)) ? metadataOf(k.subarray(5)) : undefined;
+    if (found === undefined) return `entry of milestone ${index} → ${id}: no message ${id} is stored`;
+    const ref = found.metadata.referencedByMilestoneIndex;
+    if (ref !== index) return `entry of milestone ${index} → ${id}: message ${id} is ${ref === undefined ? "not referenced by any milestone" : `referenced by milestone ${ref}`}`;
+  }
+  const pruned = pruningIn(db, t);
+  for (const { key: k, value } of db.getRange(range(METADATA))) {
+    const id = k.subarray(1);
+    const { seq, metadata } = decodeMetadata(value);
+    const ref = metadata.referencedByMilestoneIndex;
+    if (ref !== undefined && ref <= pruned) return `message ${toHex(id)}: referenced by milestone ${ref}, at or below the pruning index ${pruned}, yet still stored`;
+    const entry = ref === undefined ? key(UNREFERENCED, u64(seq), id) : key(REFERENCED, u32(ref), id);
+    if (db.get(entry, t) === undefined) return `message ${toHex(id)}: no ${ref === undefined ? "unreferenced entry" : `entry of milestone ${ref}`} lists it`;
+  }
+  // A milestone's message may be missing only at pruning index + 1: a snapshot's milestone (or one being pruned).
+  for (const { key: k, value } of db.getRange(range(MILESTONE))) {
+    const index = k.readUInt32BE(1);
+    if (index <= pruned) return `milestone ${index}: at or below the pruning index ${pruned}, yet still stored`;
+    if (index > pruned + 1 && !stored(value.subarray(0, 32))) return `milestone ${index}: its message ${toHex(value.subarray(0, 32))} is not stored`;
   }
 
   // Outputs: each unspent one in its address's list, summed per address; each spend names a stored output.
@@ -1277,6 +1381,11 @@ function checkDataFile(file: string): void {
   const newest = metas.reduce((a, b) => (b.txnId > a.txnId ? b : a));
   const pages = BigInt(Math.floor(stat.size / pageSize));
   for (const root of newest.roots) if (root >= pages) throw corrupt(`it is truncated (${stat.size} bytes; its root page ${root} lies beyond them)`);
+}
+
+/** The refusal of a store of an older schema to a tool beside a node (openExisting), which migrates nothing. */
+function olderSchema(path: string, version: number): NodeError {
+  return new NodeError("STORE_UNAVAILABLE", `the store at ${path} is at schema version ${version}: start chrysalis serve on it once to migrate it`);
 }
 
 /** What a failure to open the environment means for the operator: a damaged file, or a directory LMDB cannot use. */
