@@ -683,6 +683,25 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         expect(await store.verify()).toBeUndefined();
       });
 
+      it("a NaN target prunes nothing, and a fractional one prunes up to its integer part (never everything)", async () => {
+        const { store, rounds } = await chain(5);
+        expect(await store.prune(Number.NaN, 1000)).toEqual({ pruningIndex: 0, messages: 0, done: true });
+        expect(await store.prune(Number.NaN, Number.NaN)).toEqual({ pruningIndex: 0, messages: 0, done: true });
+        expect(await store.pruningIndex()).toBe(0);
+        for (const id of rounds.flatMap((r) => r.messages)) expect(await store.has(id)).toBe(true);
+
+        const steps = await pruneTo(store, 2.5);
+        expect(steps.at(-1)).toMatchObject({ pruningIndex: 2, done: true });
+        expect(await store.pruningIndex()).toBe(2);
+        expect(await store.milestone(3)).toEqual({ index: 3, messageId: rounds[2]!.milestone, timestamp: rounds[2]!.timestamp });
+        for (const id of rounds.slice(2).flatMap((r) => r.messages)) expect(await store.has(id)).toBe(true);
+        // A batch that is no finite number still prunes, a message at a time.
+        const step = await store.prune(3, Number.NaN);
+        expect(step.messages).toBeLessThanOrEqual(1);
+        expect((await pruneTo(store, 3, Number.POSITIVE_INFINITY)).at(-1)).toMatchObject({ pruningIndex: 3, done: true });
+        expect(await store.verify()).toBeUndefined();
+      });
+
       it("a small batch needs several steps; each deletes at most batch messages and leaves a consistent store, also across a reopening", async () => {
         const chained = await chain(5, 2);
         let store = chained.store;

@@ -571,9 +571,14 @@ describe.skipIf(serverUrl === undefined)("PostgreSQL: a database of schema versi
   });
 
   it("open migrates it: the new indexes and tables, its entry points persisted, and it prunes and verifies", async () => {
+    const tipsBefore = await sql<{ id: string }>(db.url, "SELECT encode(message_id, 'hex') AS id FROM chrysalis.tips ORDER BY message_id");
+    expect(tipsBefore.map((r) => r.id)).not.toContain(ZERO_MESSAGE_ID);
     const store = new PostgresStore(db.url);
     try {
       expect(await store.open({ network: NETWORK })).toEqual({ created: false, ledger: true });
+      // The entry points are persisted, not made tips again: the zero id is years behind the tangle's tips.
+      expect(await store.allTips()).not.toContain(ZERO_MESSAGE_ID);
+      expect(await sql(db.url, "SELECT encode(message_id, 'hex') AS id FROM chrysalis.tips ORDER BY message_id")).toEqual(tipsBefore);
       expect(await sql(db.url, "SELECT max(version) AS v FROM chrysalis.schema_migrations")).toEqual([{ v: 2 }]);
       const indexes = (await sql<{ indexname: string }>(db.url, "SELECT indexname FROM pg_indexes WHERE schemaname = 'chrysalis'")).map((r) => r.indexname);
       expect(indexes).toEqual(expect.arrayContaining(["messages_by_milestone", "messages_unreferenced", "entry_points_pkey"]));
@@ -587,6 +592,231 @@ describe.skipIf(serverUrl === undefined)("PostgreSQL: a database of schema versi
       expect(await store.has(tangle.cones.get(3)![0]!)).toBe(true);
       expect(await store.verify()).toBeUndefined();
       expect(await store.addressBalance(owner.address)).toEqual({ balance: TOTAL_SUPPLY, dustAllowance: 0, dustOutputs: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+/** Polls `query` on its own connection until it answers a row with ok = true, or `settled` ends first; true if seen. */
+async function waitFor(url: string, query: string, settled: Promise<unknown>, timeoutMs = 10_000): Promise<boolean> {
+  let done = false;
+  void settled.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const start = Date.now(); Date.now() - start < timeoutMs && !done; ) {
+      if ((await client.query<{ ok: boolean }>(query)).rows[0]?.ok === true) return true;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return false;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A backend of this database waiting on an advisory lock (a gate below), or on a row or transaction lock. */
+const WAITING_ON_GATE = `SELECT count(*) > 0 AS ok FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'`;
+const WAITING_ON_ROW = `SELECT count(*) > 0 AS ok FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event IN ('transactionid', 'tuple')`;
+
+/** What a promise settles to, without throwing: the value, or the error. */
+async function settle<T>(work: Promise<T>): Promise<{ value?: T; error?: unknown }> {
+  try {
+    return { value: await work };
+  } catch (error) {
+    return { error };
+  }
+}
+
+describe.skipIf(serverUrl === undefined)("PostgreSQL: a spend racing a prune step that deletes its input", () => {
+  // Milestone 2 spends the genesis output (tx1), milestone 3 spends tx1's output to w1 (tx2); each is pruned while a
+  // second spend of the same output is under way. The interleaving is fixed by gates: a trigger that waits on an
+  // advisory lock the test holds, on a connection of its own.
+  const GATE = 0x67617465; // "gate"
+  let db: TestDatabase;
+  let store: PostgresStore;
+  let tangle: Tangle;
+  let gate: pg.Client;
+  const owner = wallet();
+  const w1 = wallet();
+  const w2 = wallet();
+  let tx1: Spend;
+  beforeAll(async () => {
+    db = await createTestDatabase(serverUrl!, "prunerace");
+    store = new PostgresStore({ connectionString: db.url, maxConnections: 4 });
+    await store.open({ network: NETWORK, genesis: genesisOf(owner, TOTAL_SUPPLY) });
+    tangle = new Tangle(store);
+    await tangle.round();
+    await tangle.round({ spends: [(p) => (tx1 = spend(owner, [GENESIS_OUTPUT], [single(w1, 10 * MI), single(owner, TOTAL_SUPPLY - 10 * MI)], [p]))] });
+    await tangle.round({ spends: [(p) => spend(w1, [createdFor(tx1, w1)], [single(w2, 10 * MI)], [p], "tx2")] });
+    while (tangle.index < 5) await tangle.round();
+    expect((await pruneAll(store, 1, 1000)).at(-1)).toMatchObject({ pruningIndex: 1, done: true });
+    await sql(
+      db.url,
+      `CREATE FUNCTION public.gate() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN PERFORM pg_advisory_xact_lock_shared(${GATE}); RETURN NEW; END $$`,
+    );
+    gate = new pg.Client({ connectionString: db.url });
+    await gate.connect();
+  });
+  afterAll(async () => {
+    await gate?.end();
+    await store?.close();
+    await db?.drop();
+  });
+
+  it("the prune step commits first: the spend waits for it, then finds its input gone (INPUT_NOT_FOUND), and the supply stays whole", async () => {
+    // The prune step stops at its last statement (the pruning index), its deletes of the output and its spent row done.
+    await sql(db.url, "CREATE TRIGGER gate AFTER UPDATE ON chrysalis.meta FOR EACH ROW WHEN (NEW.key = 'pruning_index') EXECUTE FUNCTION public.gate()");
+    await gate.query("SELECT pg_advisory_lock($1)", [GATE]);
+    let released = false;
+    try {
+      const pruning = store.prune(2, 1000);
+      expect(await waitFor(db.url, WAITING_ON_GATE, pruning)).toBe(true);
+      const again = spend(owner, [GENESIS_OUTPUT], [single(owner, TOTAL_SUPPLY)], [tangle.last], "again");
+      const accepting = settle(store.accept(again.acceptance));
+      // The spend waits on the prune step's locks (the deleted output row), whatever it read before.
+      expect(await waitFor(db.url, WAITING_ON_ROW, accepting)).toBe(true);
+      await gate.query("SELECT pg_advisory_unlock($1)", [GATE]);
+      released = true;
+      expect(await pruning).toEqual({ pruningIndex: 2, messages: expect.any(Number), done: true });
+      const outcome = await accepting;
+      expect(outcome.value).toBeUndefined();
+      expect(outcome.error).toMatchObject({ code: "INPUT_NOT_FOUND", path: "payload.essence.inputs[0]" });
+      expect(await store.has(again.acceptance.id)).toBe(false);
+      expect(await store.output(GENESIS_OUTPUT)).toBeUndefined();
+      expect(await store.addressBalance(owner.address)).toEqual({ balance: TOTAL_SUPPLY - 10 * MI, dustAllowance: 0, dustOutputs: 0 });
+      const [unspent] = await sql<{ total: string }>(
+        db.url,
+        "SELECT sum(o.amount)::text AS total FROM chrysalis.outputs o WHERE NOT EXISTS (SELECT 1 FROM chrysalis.spent s WHERE s.output_id = o.output_id)",
+      );
+      expect(unspent!.total).toBe(String(TOTAL_SUPPLY));
+      expect(await store.verify()).toBeUndefined();
+    } finally {
+      if (!released) await gate.query("SELECT pg_advisory_unlock($1)", [GATE]);
+      await sql(db.url, "DROP TRIGGER gate ON chrysalis.meta");
+    }
+  });
+
+  it("the spend locks its input first: the prune step waits for it, the spend is refused as spent, then the prune step deletes the output", async () => {
+    // The spend stops at its first spent-row insert, its consumed outputs read (and locked) already.
+    await sql(db.url, "CREATE TRIGGER gate BEFORE INSERT ON chrysalis.spent FOR EACH ROW EXECUTE FUNCTION public.gate()");
+    await gate.query("SELECT pg_advisory_lock($1)", [GATE]);
+    let released = false;
+    const input = createdFor(tx1, w1);
+    try {
+      const again = spend(w1, [input], [single(w1, 10 * MI)], [tangle.last], "again");
+      const accepting = settle(store.accept(again.acceptance));
+      expect(await waitFor(db.url, WAITING_ON_GATE, accepting)).toBe(true);
+      const pruning = settle(store.prune(3, 1000));
+      // The prune step waits on the spend's lock of the output it came to delete.
+      expect(await waitFor(db.url, WAITING_ON_ROW, pruning)).toBe(true);
+      await gate.query("SELECT pg_advisory_unlock($1)", [GATE]);
+      released = true;
+      const outcome = await accepting;
+      expect(outcome.value).toBeUndefined();
+      expect(outcome.error).toMatchObject({ code: "INPUT_SPENT", path: "payload.essence.inputs[0]" });
+      expect((await pruning).value).toEqual({ pruningIndex: 3, messages: expect.any(Number), done: true });
+      expect(await store.has(again.acceptance.id)).toBe(false);
+      expect(await store.output(input)).toBeUndefined();
+      expect(await store.addressBalance(w1.address)).toEqual({ balance: 0, dustAllowance: 0, dustOutputs: 0 });
+      expect(await store.addressBalance(w2.address)).toEqual({ balance: 10 * MI, dustAllowance: 0, dustOutputs: 0 });
+      expect(await store.verify()).toBeUndefined();
+    } finally {
+      if (!released) await gate.query("SELECT pg_advisory_unlock($1)", [GATE]);
+      await sql(db.url, "DROP TRIGGER gate ON chrysalis.spent");
+    }
+    // And afterwards, without any race: the pruned output is not found.
+    expect((await refusal(store.accept(spend(w1, [input], [single(w1, 10 * MI)], [tangle.last], "later").acceptance))).code).toBe("INPUT_NOT_FOUND");
+  });
+});
+
+describe.skipIf(serverUrl === undefined)("PostgreSQL: migration 2 on a large store runs with no time limit", () => {
+  // A version 1 store with many messages, so that migration 2's CREATE INDEX takes far longer than the timeouts below
+  // (measured, not assumed). Each test opens a copy of it (CREATE DATABASE … TEMPLATE).
+  const ROWS = 200_000;
+  const TIMEOUT_MS = 20;
+  let template: TestDatabase;
+  const copies: TestDatabase[] = [];
+  let buildMs = 0;
+
+  async function copy(label: string): Promise<TestDatabase> {
+    const name = `${template.name}_${label}`;
+    await sql(serverUrl!, `CREATE DATABASE ${name} TEMPLATE ${template.name}`);
+    const url = new URL(template.url);
+    url.pathname = `/${name}`;
+    const made = { url: url.toString(), name, drop: () => sql(serverUrl!, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).then(() => undefined) };
+    copies.push(made);
+    return made;
+  }
+
+  beforeAll(async () => {
+    template = await createTestDatabase(serverUrl!, "bigv1");
+    const store = new PostgresStore(template.url);
+    await store.open({ network: NETWORK, genesis: genesisOf(wallet(), TOTAL_SUPPLY) });
+    await store.close();
+    // Rows of the messages table only (the migration reads nothing else of them); their bytes are not messages, so
+    // nothing here verifies them.
+    await sql(
+      template.url,
+      `INSERT INTO chrysalis.messages (id, bytes, arrival_time, cone_oldest, cone_youngest, referenced_by, milestone_index, inclusion)
+       SELECT sha256(int4send(i)), '\\x00'::bytea, i, 1, 1, 1 + i / 100, NULL, 1 FROM generate_series(1, ${ROWS}) AS i;
+       DROP INDEX chrysalis.messages_by_milestone;
+       DROP INDEX chrysalis.messages_unreferenced;
+       DROP TABLE chrysalis.entry_points;
+       DELETE FROM chrysalis.meta WHERE key IN ('pruning_index', 'coordinator_keys');
+       DELETE FROM chrysalis.schema_migrations WHERE version = 2;
+       ANALYZE chrysalis.messages`,
+    );
+    // How long migration 2's first index takes here, in a transaction rolled back.
+    const client = new pg.Client({ connectionString: template.url });
+    await client.connect();
+    try {
+      await client.query("BEGIN");
+      const started = performance.now();
+      await client.query("CREATE INDEX messages_by_milestone ON chrysalis.messages (referenced_by, seq)");
+      buildMs = performance.now() - started;
+      await client.query("ROLLBACK");
+    } finally {
+      await client.end();
+    }
+  });
+  afterAll(async () => {
+    for (const d of copies) await d.drop();
+    await template?.drop();
+  });
+
+  const migrated = async (url: string): Promise<void> => {
+    expect(await sql(url, "SELECT max(version) AS v FROM chrysalis.schema_migrations")).toEqual([{ v: 2 }]);
+    const indexes = (await sql<{ indexname: string }>(url, "SELECT indexname FROM pg_indexes WHERE schemaname = 'chrysalis'")).map((r) => r.indexname);
+    expect(indexes).toEqual(expect.arrayContaining(["messages_by_milestone", "messages_unreferenced", "entry_points_pkey"]));
+  };
+
+  it("a store whose queries time out after a few ms (client side) still migrates: the migration's connection has no query timeout", async () => {
+    expect(buildMs).toBeGreaterThan(3 * TIMEOUT_MS);
+    const target = await copy("client");
+    const store = new PostgresStore({ connectionString: target.url, queryTimeoutMillis: TIMEOUT_MS });
+    try {
+      expect(await store.open({ network: NETWORK })).toEqual({ created: false, ledger: true });
+      await migrated(target.url);
+      expect(store.entryPoints).toEqual(new Map([[ZERO_MESSAGE_ID, 0]]));
+      expect(await store.pruningIndex()).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a database whose statement_timeout and lock_timeout are a few ms still migrates: the migration lifts both for its transaction", async () => {
+    const target = await copy("server");
+    await sql(serverUrl!, `ALTER DATABASE ${target.name} SET statement_timeout = '${TIMEOUT_MS}ms'`);
+    await sql(serverUrl!, `ALTER DATABASE ${target.name} SET lock_timeout = '${TIMEOUT_MS}ms'`);
+    const store = new PostgresStore(target.url);
+    try {
+      expect(await store.open({ network: NETWORK })).toEqual({ created: false, ledger: true });
+      await migrated(target.url);
     } finally {
       await store.close();
     }

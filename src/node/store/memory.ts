@@ -434,7 +434,8 @@ export class MemoryStore implements NodeStore {
     this.#check();
     const m = this.#pruningIndex + 1;
     const latest = this.#latest?.index ?? 0;
-    if (m > target || m >= latest) return { pruningIndex: this.#pruningIndex, messages: 0, done: true };
+    // (Written as !(m <= target) so that a NaN target stops rather than prunes everything.)
+    if (!(m <= target) || m >= latest) return { pruningIndex: this.#pruningIndex, messages: 0, done: true };
     const limit = Number.isFinite(batch) ? Math.max(1, Math.floor(batch)) : 1;
     const msSeq = this.#milestoneSeq.get(m);
     const victims: string[] = [];

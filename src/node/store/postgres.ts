@@ -9,9 +9,13 @@
 // - address balances are updated in place (INSERT … ON CONFLICT DO UPDATE), which row-locks them, so the dust rule
 //   (checkLedgerState, run on the balances the update returned) sees every committed spend before it;
 // - a milestone index is a primary key, and only the next index may be inserted.
-// A failed rule rolls the whole transaction back. Locks are taken in one order (message, spent ids sorted, outputs,
-// addresses sorted, tips); a deadlock or serialisation failure the database still reports is retried.
-import type { Pool, PoolClient, QueryConfig, QueryResultRow } from "pg";
+// - the outputs a transaction consumes are row-locked (FOR KEY SHARE) and read inside its transaction: pruning deletes
+//   spent outputs, and that DELETE waits for the lock (or the read waits for the DELETE and then finds no row), so a
+//   spend racing a prune step either lands before the output is gone (and is refused as spent) or finds it gone.
+// A failed rule rolls the whole transaction back. Locks are taken in one order (message and tips, consumed outputs
+// sorted, spent ids sorted, created outputs, addresses sorted); a deadlock or serialisation failure the database still
+// reports is retried.
+import type { ClientBase, Pool, PoolClient, QueryConfig, QueryResultRow } from "pg";
 import { ProtocolError } from "../../bytes/errors.js";
 import { fromHex, toHex } from "../../bytes/hex.js";
 import { DUST_THRESHOLD, TOTAL_SUPPLY } from "../../bytes/limits.js";
@@ -219,6 +223,8 @@ export class PostgresStore implements NodeStore {
   /** The schema version of the database this instance opened (openExisting migrates nothing, so it may be older). */
   #schemaVersion = 0;
   #pool: Pool | undefined;
+  /** node-postgres, loaded with the pool: migrations run on a client of their own (see #migrationTransaction). */
+  #pg: typeof import("pg").default | undefined;
   #connecting: Promise<Pool> | undefined;
   #closed = false;
 
@@ -309,12 +315,61 @@ export class PostgresStore implements NodeStore {
     });
     // An idle connection the server drops is reported here; the pool discards it and the next request connects anew.
     pool.on("error", () => undefined);
+    this.#pg = pg;
     return pool;
+  }
+
+  /**
+   * Runs the migrations (and the store's creation) in one transaction on a connection of their own, opened for it and
+   * closed after, with no time limit: neither the pool's client-side query timeout (node-postgres gives every query on
+   * a pooled connection the pool's query_timeout; a query's own 0 does not turn it off) nor a statement_timeout or
+   * lock_timeout the server, role or database sets. A migration's CREATE INDEX over a store months old (tens of
+   * millions of messages) takes minutes: cut off, its connection destroyed, the node would exit and every restart
+   * would start it again. So a large store's first start after an upgrade takes the index build's time (the writes of
+   * instances still running the previous version wait for it too: CREATE INDEX holds off writers of its table), and a
+   * second instance starting meanwhile waits on the advisory lock. One transaction, correctness first: a failure
+   * leaves the database as it was.
+   */
+  async #migrationTransaction<T>(body: (client: ClientBase) => Promise<T>): Promise<T> {
+    const pg = this.#pg;
+    if (pg === undefined) throw new NodeError("STORE_UNAVAILABLE", "the store is not open yet");
+    for (let attempt = 1; ; attempt++) {
+      if (this.#closed) throw storeClosed();
+      // No query_timeout: the pool's is not inherited, and node-postgres's default is none.
+      const client = new pg.Client({
+        connectionString: this.#options.connectionString,
+        connectionTimeoutMillis: this.#options.connectionTimeoutMillis ?? 5000,
+        keepAlive: true,
+        application_name: "chrysalis",
+      });
+      // A connection lost mid-migration is reported by the query that fails; this keeps it from being unhandled.
+      client.on("error", () => undefined);
+      try {
+        await client.connect();
+      } catch (error) {
+        await client.end().catch(() => undefined);
+        throw this.#failure(error);
+      }
+      try {
+        await client.query("BEGIN");
+        await client.query("SET LOCAL statement_timeout = 0");
+        await client.query("SET LOCAL lock_timeout = 0");
+        const result = await body(client);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        if (retryable(error) && attempt < RETRIES) continue;
+        throw this.#failure(error);
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    }
   }
 
   /** Applies the missing migrations and creates the store when new, one instance at a time. */
   async #migrate(options: StoreOpenOptions): Promise<StoreOpenResult> {
-    return this.#transaction(async (client) => {
+    return this.#migrationTransaction(async (client) => {
       await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK.toString()]);
       await client.query("CREATE SCHEMA IF NOT EXISTS chrysalis");
       await client.query(`CREATE TABLE IF NOT EXISTS chrysalis.schema_migrations (
@@ -324,6 +379,7 @@ export class PostgresStore implements NodeStore {
       if (version > MIGRATIONS.length) {
         throw storeTooNew(`the database at ${this.target}`, version, MIGRATIONS.length);
       }
+      // With no time limit (see #migrationTransaction): migration 2 builds indexes over every stored message.
       for (let v = version; v < MIGRATIONS.length; v++) {
         const migration = MIGRATIONS[v]!;
         for (const statement of migration.statements) await client.query(statement);
@@ -335,7 +391,9 @@ export class PostgresStore implements NodeStore {
       if (network !== undefined) {
         if (network !== options.network) throw new NodeError("STORE_WRONG_NETWORK", `the database at ${this.target} was made for network ${network}, not ${options.network}`);
         // A store made before entry points were persisted was opened with this instance's (the constructor's) ones.
-        if (version < AGEING_SCHEMA) await this.#persistEntryPoints(client, [...this.#entryPoints].map(([messageId, index]) => ({ messageId, index })));
+        // They are persisted as entry points only, not made tips again: they were tips when the store was made, and a
+        // store years past its genesis must not offer the zero message id as a tip to attach new messages to.
+        if (version < AGEING_SCHEMA) await this.#persistEntryPoints(client, [...this.#entryPoints].map(([messageId, index]) => ({ messageId, index })), { tips: false });
         await this.#loadEntryPoints(client);
         return opened(false, meta);
       }
@@ -350,17 +408,20 @@ export class PostgresStore implements NodeStore {
     });
   }
 
-  /** Persists solid entry points, each a tip from the start (new messages attach to them). */
-  async #persistEntryPoints(client: PoolClient, entryPoints: readonly EntryPoint[]): Promise<void> {
+  /**
+   * Persists solid entry points; for a new store (created or loaded from a snapshot) each is a tip from the start (new
+   * messages attach to them), for a store being migrated (`tips: false`) not.
+   */
+  async #persistEntryPoints(client: ClientBase, entryPoints: readonly EntryPoint[], options: { tips: boolean } = { tips: true }): Promise<void> {
     const ids = entryPoints.map((e, i) => hexBytes(e.messageId, `entryPoints[${i}].messageId`, 32));
     await client.query(
       `INSERT INTO chrysalis.entry_points (message_id, index) SELECT * FROM unnest($1::bytea[], $2::integer[]) ON CONFLICT (message_id) DO NOTHING`,
       [ids, entryPoints.map((e) => e.index)],
     );
-    await client.query("INSERT INTO chrysalis.tips (message_id, seq) SELECT unnest($1::bytea[]), 0 ON CONFLICT (message_id) DO NOTHING", [ids]);
+    if (options.tips) await client.query("INSERT INTO chrysalis.tips (message_id, seq) SELECT unnest($1::bytea[]), 0 ON CONFLICT (message_id) DO NOTHING", [ids]);
   }
 
-  async #loadEntryPoints(client: Pool | PoolClient): Promise<void> {
+  async #loadEntryPoints(client: Pool | ClientBase): Promise<void> {
     const { rows } = await client.query<{ message_id: Buffer; index: number }>("SELECT message_id, index FROM chrysalis.entry_points ORDER BY message_id");
     this.#entryPoints.clear();
     for (const r of rows) this.#entryPoints.set(toHex(r.message_id), r.index);
@@ -371,7 +432,7 @@ export class PostgresStore implements NodeStore {
    * derived from them, its milestone record (no message, no UTXO changes), entry points, coordinator keys and the
    * pruning index below its milestone.
    */
-  async #applySnapshot(client: PoolClient, snapshot: LedgerSnapshot): Promise<StoreOpenResult> {
+  async #applySnapshot(client: ClientBase, snapshot: LedgerSnapshot): Promise<StoreOpenResult> {
     await client.query("INSERT INTO chrysalis.meta (key, value) VALUES ('network', $1), ('ledger', $2)", [snapshot.network, snapshot.ledger ? "1" : "0"]);
     const keys = snapshot.coordinatorPublicKeys.map((k, i) => toHex(fromHex(k, `snapshot.coordinatorPublicKeys[${i}]`, 32)));
     const pruningIndex = snapshot.milestone === undefined ? 0 : Math.max(0, snapshot.milestone.index - 1);
@@ -419,7 +480,7 @@ export class PostgresStore implements NodeStore {
     return { created: true, ledger: snapshot.ledger, ...(keys.length > 0 ? { coordinatorPublicKeys: keys } : {}) };
   }
 
-  async #applyGenesis(client: PoolClient, genesis: readonly GenesisOutput[]): Promise<void> {
+  async #applyGenesis(client: ClientBase, genesis: readonly GenesisOutput[]): Promise<void> {
     const ids = genesis.map((g, i) => hexBytes(g.outputId, `genesis[${i}].outputId`, 34));
     const outputs = genesis.map((g) => g.output);
     await client.query(
@@ -536,20 +597,9 @@ export class PostgresStore implements NodeStore {
       }
     }
 
-    let consumed: Buffer[] = [];
-    let records: ({ output: Output } | undefined)[] = [];
-    if (mutation !== undefined) {
-      consumed = mutation.consumed.map((o, i) => hexBytes(o, `ledger.consumed[${i}]`, 34));
-      // An output's contents never change once created, so they may be read before the transaction; whether it is
-      // spent is decided inside it.
-      const found = new Map(
-        (await this.#query<OutputRow>({ name: "chrysalis_consumed_outputs", text: "SELECT output_id, type, address, amount FROM chrysalis.outputs WHERE output_id = ANY($1::bytea[])", values: [consumed] })).map(
-          (r) => [toHex(r.output_id), { output: outputOf(r) }],
-        ),
-      );
-      records = mutation.consumed.map((o) => found.get(o.toLowerCase()));
-      if (records.some((r) => r === undefined)) checkLedgerState(mutation, records.map((r) => (r === undefined ? undefined : { output: r.output, spent: false })), () => EMPTY_BALANCE);
-    }
+    const consumed = mutation === undefined ? [] : mutation.consumed.map((o, i) => hexBytes(o, `ledger.consumed[${i}]`, 34));
+    // Sorted, so that every transaction locks consumed outputs, spent ids and addresses in the same order.
+    const spentIds = [...consumed].sort(Buffer.compare);
 
     return this.#transaction(async (client) => {
       const inserted = await client.query<{ seq: string }>(insertMessage);
@@ -557,10 +607,23 @@ export class PostgresStore implements NodeStore {
       if (seqText === undefined) return { stored: false };
       const seq = num(seqText);
       if (mutation !== undefined) {
+        // The consumed outputs are read here, each row locked until this transaction ends: pruning deletes spent
+        // outputs (and their spent rows), and its DELETE conflicts with this lock. Either the prune step committed
+        // first and the output is not found, or this transaction holds the output and the prune waits for it (and
+        // finds the spent row it came for, as before). Read outside the transaction, a pruned output could pass as
+        // unspent once its spent row was gone: a double spend.
+        const locked = await client.query<OutputRow>({
+          name: "chrysalis_lock_consumed_outputs",
+          text: "SELECT output_id, type, address, amount FROM chrysalis.outputs WHERE output_id = ANY($1::bytea[]) ORDER BY output_id FOR KEY SHARE",
+          values: [spentIds],
+        });
+        const found = new Map(locked.rows.map((r) => [toHex(r.output_id), outputOf(r)]));
+        const outputs = mutation.consumed.map((o) => found.get(o.toLowerCase()));
+        // A missing input: INPUT_NOT_FOUND, naming it (the rest are not judged spent or not before all are found).
+        if (outputs.some((o) => o === undefined)) checkLedgerState(mutation, outputs.map((output) => (output === undefined ? undefined : { output, spent: false })), () => EMPTY_BALANCE);
+        const records = outputs as Output[];
         const transactionId = hexBytes(mutation.transactionId, "ledger.transactionId", 32);
-        const deltas = balanceDeltas(records.map((r) => r!.output), mutation.created);
-        // Sorted, so that every transaction locks spent ids and addresses in the same order.
-        const spentIds = [...consumed].sort(Buffer.compare);
+        const deltas = balanceDeltas(records, mutation.created);
         const sortedDeltas = [...deltas.values()].sort((a, b) => Buffer.compare(Buffer.from(a.address), Buffer.from(b.address)));
         const created = mutation.created;
         const createdIds = created.map((_, i) => Buffer.concat([transactionId, Buffer.from([i & 0xff, i >>> 8])]));
@@ -586,7 +649,7 @@ export class PostgresStore implements NodeStore {
           if (r.kind === "s") landed.add(toHex(r.key));
           else after.set(toHex(r.key), { balance: num(r.balance), dustAllowance: num(r.dust_allowance), dustOutputs: r.dust_outputs });
         }
-        const entries: (LedgerOutput | undefined)[] = records.map((r, i) => ({ output: r!.output, spent: !landed.has(mutation.consumed[i]!.toLowerCase()) }));
+        const entries: (LedgerOutput | undefined)[] = records.map((output, i) => ({ output, spent: !landed.has(mutation.consumed[i]!.toLowerCase()) }));
         // The rule runs on the state the row locks gave this transaction: the balance before = after − this delta.
         checkLedgerState(mutation, entries, (hex) => before(after.get(hex), deltas.get(hex)));
       }
@@ -819,7 +882,8 @@ export class PostgresStore implements NodeStore {
 
   async prune(target: number, batch: number): Promise<PruneStep> {
     this.#requirePruning();
-    const limit = Math.max(1, Math.floor(batch));
+    // A batch that is not a finite number deletes one message a step (LIMIT takes no NaN or Infinity).
+    const limit = Number.isFinite(batch) ? Math.min(0x7fffffff, Math.max(1, Math.floor(batch))) : 1;
     return this.#transaction(async (client) => {
       // Taken for this transaction only: another instance's step that finds it taken stops (its pruner tries again
       // later), so every milestone is pruned by one instance and no step waits on another.
@@ -833,7 +897,9 @@ export class PostgresStore implements NodeStore {
       const m = pruned + 1;
       // The latest milestone always stays (the next index and the coordinator's chain follow from it), so a target
       // at or past it stops there.
-      if (m > target || m >= (state.rows[0]?.latest ?? 0)) return { pruningIndex: pruned, messages: 0, done: true };
+      // (Written as !(m <= target) so that a NaN target stops rather than prunes everything; a fractional target
+      // prunes up to its integer part.)
+      if (!(m <= target) || m >= (state.rows[0]?.latest ?? 0)) return { pruningIndex: pruned, messages: 0, done: true };
 
       const deleted = await client.query<{ id: Buffer; seq: string; head: Buffer }>({ name: "chrysalis_prune_messages", text: PRUNE_MESSAGES, values: [m, limit] });
       const ids = deleted.rows.map((r) => r.id);
@@ -851,6 +917,7 @@ export class PostgresStore implements NodeStore {
       if (ids.length === limit) return { pruningIndex: pruned, messages: ids.length, done: false };
       const remaining = await client.query<{ remaining: boolean }>({ name: "chrysalis_prune_remaining", text: PRUNE_REMAINING, values: [m] });
       if (remaining.rows[0]?.remaining === true) return { pruningIndex: pruned, messages: ids.length, done: false };
+      await client.query({ name: "chrysalis_prune_outputs", text: PRUNE_OUTPUTS, values: [m] });
       await client.query({ name: "chrysalis_prune_milestone", text: PRUNE_MILESTONE, values: [m] });
       return { pruningIndex: m, messages: ids.length, done: m >= target };
     });
@@ -1118,15 +1185,27 @@ SELECT EXISTS (SELECT 1 FROM chrysalis.messages WHERE referenced_by = $1)
     )
   ) AS remaining`;
 
-// Finishes milestone $1: its record and UTXO changes, the outputs it consumed (only those with a spent record: an
-// unspent output is never deleted), and the pruning index.
+// Finishing milestone $1, first statement: the outputs it consumed (only those with a spent record: an unspent output
+// is never deleted), row-locked in output id order before they are deleted. This comes before the spent rows go, in
+// the order accept takes its locks (consumed outputs, then spent ids): a spend of one of these outputs that locked it
+// first (FOR KEY SHARE) makes this wait until it commits or rolls back, and one that comes after waits for this
+// transaction and then finds the output gone (INPUT_NOT_FOUND).
+const PRUNE_OUTPUTS = `
+WITH victims AS (
+  SELECT o.output_id FROM chrysalis.outputs o
+  WHERE o.output_id IN (SELECT unnest(consumed_outputs) FROM chrysalis.milestones WHERE index = $1)
+    AND EXISTS (SELECT 1 FROM chrysalis.spent s WHERE s.output_id = o.output_id)
+  ORDER BY o.output_id FOR UPDATE OF o
+)
+DELETE FROM chrysalis.outputs WHERE output_id IN (SELECT output_id FROM victims)`;
+
+// Second statement: the milestone's record and UTXO changes, the spent records of the outputs it consumed, and the
+// pruning index.
 const PRUNE_MILESTONE = `
 WITH ms AS (
   DELETE FROM chrysalis.milestones WHERE index = $1 RETURNING consumed_outputs
 ), s AS (
-  DELETE FROM chrysalis.spent WHERE output_id IN (SELECT unnest(consumed_outputs) FROM ms) RETURNING output_id
-), o AS (
-  DELETE FROM chrysalis.outputs WHERE output_id IN (SELECT output_id FROM s)
+  DELETE FROM chrysalis.spent WHERE output_id IN (SELECT unnest(consumed_outputs) FROM ms)
 )
 UPDATE chrysalis.meta SET value = $1::integer::text WHERE key = 'pruning_index'`;
 
