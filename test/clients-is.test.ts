@@ -1,8 +1,8 @@
 // @iota/is-client 0.1.19 (with @iota/is-shared-modules 0.1.16), unmodified, against a real node: authenticate() proves
 // ownership at /api/v0.1/authentication/… with the api-key parameter, the JWT it gets opens our protected routes, and
-// verifyJwt answers {isValid, error?} as Integration Services does.
+// verifyJwt answers {isValid, error?} as Integration Services does; under every ApiVersion the client offers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IdentityClient } from "@iota/is-client";
+import { ApiVersion, IdentityClient } from "@iota/is-client";
 import { SingleNodeClient } from "@iota/iota.js";
 import { Converter } from "@iota/util.js";
 import { generateIdentityKeyPair, MemoryIdentityRegistry } from "../src/auth/index.js";
@@ -75,5 +75,40 @@ describe("without --api-key-file the parameter is accepted and ignored", () => {
     } finally {
       await run.close();
     }
+  });
+});
+
+describe("every ApiVersion of @iota/is-client selects a prefix we answer under", () => {
+  const carol = identity();
+  let run: Awaited<ReturnType<typeof startFullNode>>;
+  beforeAll(async () => {
+    run = await startFullNode({ coordinator: false, mqtt: false, jwtSecret: SECRET, registry: new MemoryIdentityRegistry().add(carol.id, carol.publicKey), apiKey: "the-api-key" });
+  });
+  afterAll(() => run.close());
+
+  it("the enum holds the versions this suite covers (a new one must be added to src/node/http/auth.ts)", () => {
+    expect(Object.values(ApiVersion).sort()).toEqual(["v0.1", "v1"]);
+  });
+
+  // The client builds `${url}/api/${apiVersion}` from the gateway URL, or from the SSI bridge URL without the gateway.
+  for (const apiVersion of Object.values(ApiVersion)) {
+    for (const via of ["gateway", "ssi bridge"] as const) {
+      it(`apiVersion ${apiVersion} through the ${via} URL: authenticate() gets a JWT and verifyJwt checks it`, async () => {
+        const config = via === "gateway" ? { isGatewayUrl: run.url } : { useGatewayUrl: false, ssiBridgeUrl: run.url, auditTrailUrl: run.url };
+        const client = new IdentityClient({ ...config, apiKey: "the-api-key", apiVersion });
+        await client.authenticate(carol.id, carol.secretKey);
+        const jwt = client.jwtToken!;
+        expect((await run.jwt!.verify(jwt)).sub).toBe(carol.id);
+        expect(await client.verifyJwt({ jwt })).toEqual({ isValid: true });
+        expect(await client.verifyJwt({ jwt: "not-a-jwt" })).toEqual({ isValid: false, error: "jwt malformed" });
+        // The api key is checked under this prefix too.
+        await expect(new IdentityClient({ ...config, apiKey: "wrong", apiVersion }).authenticate(carol.id, carol.secretKey)).rejects.toMatchObject({ response: { status: 401 } });
+      });
+    }
+  }
+
+  it("a prefix no ApiVersion selects is still 404", async () => {
+    const res = await fetch(`${run.url}/api/v2/authentication/prove-ownership/${encodeURIComponent(carol.id)}?api-key=the-api-key`);
+    expect(res.status).toBe(404);
   });
 });

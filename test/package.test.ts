@@ -1,10 +1,11 @@
-// The package as users get it: `npm pack`'s tarball holds only what they need, its documents link only inside it,
-// and installed into a fresh folder it imports from every entry point, runs `chrysalis --help` and type-checks a
-// consumer under moduleResolution node16, nodenext and bundler. npm installs from its cache (--prefer-offline).
+// The package as users get it: `npm pack`'s tarball holds exactly what an import, the CLI or README reaches, its
+// documents link only inside it, and installed into a fresh folder it imports from every entry point, runs
+// `chrysalis --help` and type-checks a consumer under moduleResolution node16, nodenext and bundler. npm installs from
+// its cache (--prefer-offline).
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -17,6 +18,83 @@ let files: string[];
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
+/**
+ * Files the package's code reads at run time by a path the walk below cannot see (it follows import specifiers and
+ * `new URL("<literal>", import.meta.url)` by itself): package-relative paths, one ending in "/" standing for every
+ * file under it. Assets served by the CLI (a dashboard under dist/, say) belong here unless their code names them
+ * with such a URL.
+ */
+const RUNTIME_ASSETS: string[] = [];
+
+// Module specifiers in emitted JavaScript and declarations: static imports and re-exports (`import type` included),
+// side-effect imports, dynamic imports and `import("…")` types, triple-slash references.
+const SPECIFIERS = [
+  /\b(?:import|export)\s[^;'"`]*?\bfrom\s*["']([^"']+)["']/g,
+  /\bimport\s*["']([^"']+)["']/g,
+  /\bimport\(\s*["']([^"']+)["']\s*\)/g,
+  /\/\/\/\s*<reference\s+path=["']([^"']+)["']/g,
+];
+const RUNTIME_URL = /\bnew URL\(\s*["'`]([^"'`$]+)["'`]\s*,\s*import\.meta\.url\s*\)/g;
+
+/** Every string in an exports / bin value (conditions nest). */
+function targets(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (typeof value === "object" && value !== null) return Object.values(value).flatMap(targets);
+  return [];
+}
+
+/** Every file under a package-relative folder, package-relative. */
+function under(folder: string): string[] {
+  const dir = join(root, folder);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) return [folder];
+  return (readdirSync(dir, { recursive: true }) as string[]).map((f) => posix.join(folder, f.split("\\").join("/"))).filter((f) => statSync(join(root, f)).isFile());
+}
+
+/**
+ * What a user of the package can reach: package.json, README.md, LICENSE; from package.json's exports, main, types
+ * and bin, the JavaScript they import transitively (relative specifiers; packages are dependencies) and the files it
+ * reads by `new URL(…, import.meta.url)`; the declarations the exports' types import transitively (a .js a user
+ * reaches only at run time, the CLI's say, needs none); RUNTIME_ASSETS; every file the shipped Markdown links to,
+ * starting from README.md.
+ */
+function reachable(): Set<string> {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { exports?: unknown; bin?: unknown; main?: string; types?: string };
+  const clean = (path: string): string => posix.normalize(path).replace(/^\.\//, "");
+  const reached = new Set<string>();
+  const queue = ["package.json", "README.md", "LICENSE", ...[...targets(pkg.exports), ...targets(pkg.bin), pkg.main ?? "", pkg.types ?? ""].filter((t) => t !== "").map(clean)];
+  for (const asset of RUNTIME_ASSETS) queue.push(...(asset.endsWith("/") ? under(clean(asset)) : [clean(asset)]));
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (reached.has(file)) continue;
+    reached.add(file);
+    if (!existsSync(join(root, file))) continue;
+    const here = posix.dirname(file);
+    if (/\.(c|m)?js$|\.d\.ts$/.test(file)) {
+      const text = readFileSync(join(root, file), "utf8");
+      for (const pattern of SPECIFIERS) {
+        for (const [, specifier] of text.matchAll(pattern)) {
+          if (!specifier!.startsWith(".")) continue;
+          const target = clean(posix.join(here, specifier!));
+          // A declaration's "./x.js" names the module whose types are ./x.d.ts.
+          queue.push(file.endsWith(".d.ts") ? target.replace(/\.js$/, ".d.ts") : target);
+        }
+      }
+      if (!file.endsWith(".d.ts")) {
+        for (const [, path] of text.matchAll(RUNTIME_URL)) {
+          const target = clean(posix.join(here, path!));
+          queue.push(...(path!.endsWith("/") ? under(target) : [target]));
+        }
+      }
+    } else if (file.endsWith(".md")) {
+      for (const [, link] of readFileSync(join(root, file), "utf8").matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^(https?:|mailto:|#)/.test(link!)) continue;
+        queue.push(clean(posix.join(here, decodeURIComponent(link!.split("#")[0]!))));
+      }
+    }
+  }
+  return reached;
+}
+
 beforeAll(() => {
   // npm test has built dist; pack what `files` selects, as `npm publish` would.
   const packed = JSON.parse(execFileSync(npm, ["pack", "--json", "--pack-destination", work], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })) as { filename: string; size: number; files: { path: string }[] }[];
@@ -26,12 +104,18 @@ beforeAll(() => {
 }, 120_000);
 
 describe("the tarball ships only what users need", () => {
-  it("dist, the docs the README links to, README, LICENSE and package.json; no maps, .wat, build/ or sources", () => {
-    const allowed = /^(dist\/.+\.(js|d\.ts)|docs\/[\w-]+\.md|bench\/results\/latest\.(md|svg)|README\.md|LICENSE|package\.json)$/;
+  it("dist, the dashboard's built assets, the docs and pictures the README links to, README, LICENSE and package.json; no maps, .wat, build/ or sources", () => {
+    const allowed = /^(dist\/.+\.(js|d\.ts)|dist\/dashboard\/[\w.-]+\.(html|css|svg)|docs\/[\w-]+\.(md|png)|bench\/results\/latest\.(md|svg)|README\.md|LICENSE|package\.json)$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     expect(files).toContain("LICENSE");
     expect(files).toContain("dist/pow/worker.js");
     expect(files.some((f) => f.endsWith(".map") || f.endsWith(".wat") || f.startsWith("build/") || f.startsWith("src/"))).toBe(false);
+  });
+
+  it("holds exactly what an import, the CLI or README reaches: nothing else, and all of it", () => {
+    const reached = reachable();
+    expect(files.filter((f) => !reached.has(f)), "packed, but nothing reaches it: exclude it in package.json's files (or add it to RUNTIME_ASSETS if code reads it)").toEqual([]);
+    expect([...reached].filter((f) => !files.includes(f)).sort(), "reached, but not in the tarball (or not built)").toEqual([]);
   });
 
   it("LICENSE is the Apache License 2.0 that package.json names", () => {

@@ -88,6 +88,7 @@ Milestones, events and Integration Services:
                              is made once and kept in the node's store
   --no-coordinator           issue no milestones (a node that follows another's milestones on a shared store)
   --no-mqtt                  do not serve MQTT events at /mqtt
+  --no-dashboard             do not serve the dashboard and explorer at /dashboard/
   --api-key-file <file>      require ?api-key=<its content> on the authentication routes (as Integration Services)
 
 Edge (limits, logs, metrics; defaults fit a public node):
@@ -110,7 +111,7 @@ Edge (limits, logs, metrics; defaults fit a public node):
   --metrics-token-file <f>   GET /metrics only with "Authorization: Bearer <token from the file>"
   --no-metrics               do not serve GET /metrics
 
-With a JWT secret, GET/POST /authentication/prove-ownership/:identityId (also under /api/v0.1) and POST
+With a JWT secret, GET/POST /authentication/prove-ownership/:identityId (also under /api/v0.1 and /api/v1) and POST
 /authentication/verify-jwt are served and POST /api/v1/messages requires "Authorization: Bearer <jwt>" (unless
 --open-submit); --identities needs a JWT key. MQTT 3.1.1 over WebSocket is at ws://HOST:PORT/mqtt. Signals: SIGINT
 and SIGTERM stop gracefully (exit 0); SIGHUP reads --identities again (JWTs of identities no longer listed are refused).
@@ -152,6 +153,7 @@ A message is answered 201 only once it is durable in the store (on disk, or comm
         "coordinator-key-file": { type: "string" },
         "no-coordinator": { type: "boolean", default: false },
         "no-mqtt": { type: "boolean", default: false },
+        "no-dashboard": { type: "boolean", default: false },
         "api-key-file": { type: "string" },
         "data-dir": { type: "string" },
         database: { type: "string" },
@@ -254,6 +256,7 @@ A message is answered 201 only once it is durable in the store (on disk, or comm
       options.forward = (request) => store.forward(request);
     }
     if (!values["no-mqtt"]) options.mqtt = {};
+    if (!values["no-dashboard"]) options.dashboard = {};
     const coordinatorWanted = !values["no-coordinator"] && values.upstream === undefined;
     if (!coordinatorWanted && (values["milestone-interval"] !== undefined || values["coordinator-key-file"] !== undefined)) {
       throw new UsageError(`--milestone-interval and --coordinator-key-file need a coordinator (not with ${values.upstream !== undefined ? "--upstream" : "--no-coordinator"})`);
@@ -298,6 +301,7 @@ A message is answered 201 only once it is durable in the store (on disk, or comm
     }
     if (setup.coordinator !== undefined) note(`coordinator: a milestone every ${(options.coordinator as { intervalMs?: number }).intervalMs ?? 10_000} ms, signed by ${setup.coordinator.publicKeys.join(", ")}`);
     if (setup.mqtt !== undefined) note(`events: MQTT over WebSocket at ${setup.server.url.replace(/^http/, "ws")}/mqtt`);
+    if (options.dashboard !== undefined && options.dashboard !== false) note(`dashboard: ${setup.server.url}/dashboard/`);
     const reload = (): void => {
       setup.reloadIdentities().then(
         (count) => say("identities reloaded", { identities: count, file: values.identities }),

@@ -42,6 +42,7 @@ import {
   type EdgeLimitsInput,
   type LogOptions,
 } from "../node/index.js";
+import { dashboardRoutes, type DashboardOptions } from "../node/dashboard.js";
 import { UsageError } from "./io.js";
 
 export interface NodeSetup {
@@ -110,6 +111,8 @@ export interface SetupOptions extends NodeOptions {
   pruning?: PruningSetup | false;
   /** Serve MQTT at /mqtt (serve's default); unset or false: none. */
   mqtt?: MqttBridgeOptions | false;
+  /** Serve the dashboard at /dashboard/ (serve's default); unset or false: none (404). */
+  dashboard?: DashboardOptions | false;
   /** Required `api-key` query parameter of the authentication routes (IS's API_KEY). */
   apiKey?: string;
   /** A gateway's upstream reads (UpstreamStore.forward). */
@@ -244,6 +247,15 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
   if (options.cors !== undefined) handlerOptions.cors = options.cors;
   if (options.apiKey !== undefined) handlerOptions.apiKey = options.apiKey;
   if (options.forward !== undefined) handlerOptions.forward = options.forward;
+  if (options.dashboard !== undefined && options.dashboard !== false) {
+    try {
+      handlerOptions.routes = dashboardRoutes(options.dashboard);
+    } catch (error) {
+      // Files missing from the install: the operator's to fix (or --no-dashboard), named in one line.
+      await node.close().catch(() => undefined);
+      throw error;
+    }
+  }
   const handler = createHandler(node, handlerOptions);
   const sweeper = setInterval(() => {
     store.sweep(Date.now()).catch((error: unknown) => edge.logger?.warn({ err: (error as Error).message }, "sweeping expired nonces and revocations failed"));

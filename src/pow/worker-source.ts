@@ -14,10 +14,10 @@ import { JS_KERNEL_SOURCE } from "./kernel-js-source.generated.js";
  * down to a chunk, and stops between chunks (≤ ~20 ms) when told to.
  *
  * Node's eval'd workers run as CommonJS or, under `--input-type=module`, as an ES module; neither has `self`, and only
- * the first has `require`, so the port comes from a dynamic import, which both have. Messages posted before the
- * import resolves wait in the port. Without SharedArrayBuffer (a page that is not cross-origin isolated) a stop
- * arrives as a message, so the loop yields between chunks through a MessageChannel: a task without the ≥ 4 ms clamp
- * browsers put on nested timers, which cost a quarter of the hash rate.
+ * the first has `require`, so the port comes from process.getBuiltinModule or, before Node 20.16, a dynamic import,
+ * which both have. Messages posted before the import resolves wait in the port. Without SharedArrayBuffer (a page that
+ * is not cross-origin isolated) a stop arrives as a message, so the loop yields between chunks through a
+ * MessageChannel: a task without the ≥ 4 ms clamp browsers put on nested timers, which cost a quarter of the hash rate.
  */
 export const WORKER_SOURCE = `"use strict";
 ${JS_KERNEL_SOURCE}
@@ -109,13 +109,28 @@ async function run(job) {
   send({ type: "done", id });
 }
 
+// Loaded anywhere but in a worker (a page's <script>, an import in Node's main thread) there is no port to listen on:
+// say how the file is meant to be loaded, at once, instead of failing later on a missing port.
+const LOAD_IT = "load it with new Worker(url) (in browsers, or pass its URL to createMiner({ workerUrl }) from chrysalis-core/pow; in Node, new Worker(url) from node:worker_threads), not as a page script or an import; the miner of chrysalis-core/pow starts it by itself";
+
+function attach(threads) {
+  if (threads.parentPort === null) throw new Error("chrysalis-core/pow/worker.js runs only inside a worker and was loaded in Node's main thread: " + LOAD_IT);
+  const port = threads.parentPort;
+  send = (message) => port.postMessage(message);
+  port.on("message", onMessage);
+}
+
 if (web) {
   send = (message) => self.postMessage(message);
   self.onmessage = (event) => onMessage(event.data);
+} else if (typeof process !== "object" || process === null || typeof process.versions?.node !== "string") {
+  throw new Error("chrysalis-core/pow/worker.js is a worker script and was loaded outside a worker: " + LOAD_IT);
+} else if (typeof process.getBuiltinModule === "function") {
+  // Synchronously (Node ≥ 20.16), so an import in the main thread rejects with attach's error.
+  attach(process.getBuiltinModule("node:worker_threads"));
 } else {
-  import("node:worker_threads").then(({ parentPort }) => {
-    send = (message) => parentPort.postMessage(message);
-    parentPort.on("message", onMessage);
-  });
+  // Older Node: only the dynamic import reaches the module here; in the main thread the error ends the process as
+  // an unhandled rejection, which still names how to load the file.
+  import("node:worker_threads").then(attach);
 }
 `;

@@ -1,7 +1,8 @@
 // The prove-ownership routes (PROTOCOL.md §7) and their Integration Services twins (NODE-API.md §3): GET a nonce for an
-// identity, POST its signature for a JWT, POST a JWT to have it checked. Served at /authentication/… and, as IS mounts
-// them, at /api/v0.1/authentication/…; both take the `api-key` query parameter IS clients always send. Nothing here is
-// cacheable (Cache-Control: no-store on every answer, errors included), and HEAD is refused: a GET issues a nonce.
+// identity, POST its signature for a JWT, POST a JWT to have it checked. Served at /authentication/… and, as IS clients
+// address them, at /api/v0.1/authentication/… and /api/v1/authentication/…; all take the `api-key` query parameter IS
+// clients always send. Nothing here is cacheable (Cache-Control: no-store on every answer, errors included), and HEAD
+// is refused: a GET issues a nonce.
 import { ProtocolError } from "../../bytes/errors.js";
 import { secretMatcher } from "../../crypto/sha256.js";
 import { AuthError, type JwtService } from "../../auth/index.js";
@@ -27,8 +28,13 @@ export interface AuthRouteOptions {
   apiKey?: string | undefined;
 }
 
-/** Where IS mounts its routers (`/api/${VERSION}/authentication`, VERSION = 'v0.1'). */
-const PREFIXES = "(?:/api/v0\\.1)?";
+/**
+ * Where IS clients look for the routers: `${url}/api/${apiVersion}/authentication`, with @iota/is-client 0.1.19's
+ * ApiVersion "v0.1" (its default) or "v1". A client configured with either must find us, so both prefixes (and none)
+ * match; /api/v1/authentication/… collides with no REST API v1 route.
+ */
+const IS_API_VERSIONS = ["v0.1", "v1"] as const;
+const PREFIXES = `(?:/api/(?:${IS_API_VERSIONS.map((v) => v.replace(/\./g, "\\.")).join("|")}))?`;
 
 // jsonwebtoken's messages, which IS hands back in verify-jwt's `error`, for the refusals our verifier names by code.
 const JSONWEBTOKEN_MESSAGE: Partial<Record<string, string>> = {

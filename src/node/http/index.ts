@@ -6,10 +6,10 @@ import { bearerToken, type JwtService } from "../../auth/index.js";
 import type { ChrysalisNode } from "../pipeline.js";
 import { apiRoutes } from "./api.js";
 import { authRoutes, type ProveOwnershipService } from "./auth.js";
-import { createRouter, type Handler } from "./router.js";
+import { createRouter, type Handler, type Route } from "./router.js";
 
 export interface HandlerOptions {
-  /** Enables the prove-ownership routes (at /authentication/… and, as Integration Services serves them, /api/v0.1/…). */
+  /** Enables the prove-ownership routes (at /authentication/… and, as IS clients address them, /api/v0.1/… and /api/v1/…). */
   proveOwnership?: ProveOwnershipService;
   /** Verifies the JWT on protected routes (and on verify-jwt). */
   jwt?: JwtService;
@@ -31,6 +31,8 @@ export interface HandlerOptions {
   /** Called with the node's own trouble answered 5xx, whose detail (a path, a database, a driver's words) the client
    * does not get. Default: console.warn. */
   onServiceError?: (error: ProtocolError) => void;
+  /** More routes, asked after the node's own (parts with a route of their own: the dashboard). */
+  routes?: readonly Route[];
 }
 
 export { DEFAULT_MAX_JSON_BYTES };
@@ -46,6 +48,7 @@ export function createHandler(node: ChrysalisNode, options: HandlerOptions = {})
     forward: options.forward,
   });
   routes.push(...authRoutes({ proveOwnership: options.proveOwnership, jwt: options.jwt, apiKey: options.apiKey }));
+  if (options.routes !== undefined) routes.push(...options.routes);
   return createRouter(routes, { cors: options.cors, onInternalError: options.onInternalError, onServiceError: options.onServiceError });
 }
 
