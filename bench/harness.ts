@@ -15,6 +15,8 @@ export interface Row {
   ratio?: number | undefined;
   /** The issue's target: a ratio when `theirs` is set, otherwise an absolute figure in `unit`. */
   target?: number | undefined;
+  /** The target is a ceiling (a cost such as CPU per operation): met when the figure is at most the target. */
+  atMost?: boolean | undefined;
   unit: string;
 }
 
@@ -81,9 +83,11 @@ function fmt(value: number | undefined, digits = 0): string {
 export function toMarkdown(rows: Row[]): string {
   const lines = ["| suite | case | ours | theirs | ratio | target | met |", "|---|---|---:|---:|---:|---:|:---:|"];
   for (const r of rows) {
-    const met = r.target === undefined ? "" : (r.ratio ?? r.ours) >= r.target ? "yes" : "NO";
+    const figure = r.ratio ?? r.ours;
+    const met = r.target === undefined ? "" : (r.atMost === true ? figure <= r.target : figure >= r.target) ? "yes" : "NO";
     const theirs = r.theirs === undefined ? "" : `${fmt(r.theirs, 1)} (${r.theirName})`;
-    const target = r.target === undefined ? "" : r.ratio !== undefined ? `≥ ${r.target}×` : `≥ ${fmt(r.target)} ${r.unit}`;
+    const sign = r.atMost === true ? "≤" : "≥";
+    const target = r.target === undefined ? "" : r.ratio !== undefined ? `${sign} ${r.target}×` : `${sign} ${fmt(r.target)} ${r.unit}`;
     lines.push(`| ${r.suite} | ${r.case} | ${fmt(r.ours, 1)} ${r.unit} | ${theirs} | ${r.ratio === undefined ? "" : `${r.ratio.toFixed(2)}×`} | ${target} | ${met} |`);
   }
   return lines.join("\n");

@@ -20,6 +20,7 @@ const SUITES: Record<string, () => Promise<{ default: Suite }>> = {
   browser: () => import("./browser.bench.js"),
   edge: () => import("./edge.bench.js"),
   store: () => import("./store.bench.js"),
+  ageing: () => import("./ageing.bench.js"),
 };
 
 const update = process.argv.includes("--update");
