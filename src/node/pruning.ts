@@ -14,7 +14,7 @@ export const DEFAULT_PRUNE_KEEP = 60_480;
  * Messages deleted per step (one atomic write): small enough that a submission waiting behind the step is not held up
  * noticeably (a few milliseconds on either engine), large enough that pruning outpaces a busy node.
  */
-export const DEFAULT_PRUNE_BATCH = 200;
+export const DEFAULT_PRUNE_BATCH = 100;
 
 /** Without milestone events the store is looked at this often (a node following another instance's milestones). */
 export const DEFAULT_PRUNE_INTERVAL_MS = 1000;
@@ -75,8 +75,16 @@ export function pruneKeepProblem(keep: number): string | undefined {
   return undefined;
 }
 
+/**
+ * After each step the pruner rests this many times as long as the step took (at most MAX_PAUSE_MS): pruning takes at
+ * most a quarter of the store's time while it catches up on a backlog, so submissions waiting behind its writes are
+ * not held up (the bench's submit p99 while pruning; catching up is still far faster than any node takes messages).
+ */
+const PAUSE_FACTOR = 3;
+const MAX_PAUSE_MS = 100;
+
 // Between steps the event loop runs what waits (submissions, reads), as Hornet's pruning yields between batches.
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => (typeof setImmediate === "function" ? setImmediate(resolve) : setTimeout(resolve, 0)));
+const rest = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.min(MAX_PAUSE_MS, Math.max(0, ms))));
 
 export function createPruner(store: NodeStore, options: PrunerOptions): Pruner {
   const problem = pruneKeepProblem(options.keep);
@@ -131,6 +139,7 @@ export function createPruner(store: NodeStore, options: PrunerOptions): Pruner {
     let messages = 0;
     let pruningIndex = goal.current;
     while (!stopping) {
+      const started = performance.now();
       const step = await store.prune(goal.target, batch);
       const progressed = step.messages > 0 || (step.entries ?? 0) > 0 || step.pruningIndex > pruningIndex;
       messages += step.messages;
@@ -139,7 +148,7 @@ export function createPruner(store: NodeStore, options: PrunerOptions): Pruner {
       // Every step deletes messages or entries or finishes a milestone; one that did none would only spin: the next pass
       // retries.
       if (step.done || !progressed) break;
-      await yieldToEventLoop();
+      await rest((performance.now() - started) * PAUSE_FACTOR);
     }
     await reclaim(goal.current, pruningIndex);
     return { pruningIndex, messages };
