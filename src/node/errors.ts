@@ -95,17 +95,19 @@ const PUBLIC_MESSAGES: Partial<Record<ErrorCode, string>> = {
   STORE_TOO_NEW: "the node's store was written by a newer version",
   NONCE_STORE_FAILED: "the node's nonce store cannot be used right now; try again later",
   POW_FAILED: "the node could not mine this message; try again later",
-  POW_QUEUE_FULL: "the node is busy: its PoW queue is full, try again later",
   UPSTREAM_FAILED: "the upstream node did not give a usable answer",
   IDENTITY_RESOLUTION_FAILED: "the identity could not be resolved right now; try again later",
-  SHUTTING_DOWN: "the node is shutting down; try again shortly",
-  CANNOT_FILL: "the node cannot fill this message now (no tips, or its PoW is off)",
-  NOT_SUPPORTED: "this node cannot answer this",
 };
+
+/**
+ * The 5xx codes whose messages the node words from nothing but the request and its own counts (a full PoW queue and
+ * the requester's share of it, no tips, shutting down, what a gateway cannot answer): the client gets them as they are.
+ */
+const OWN_WORDS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["POW_QUEUE_FULL", "CANNOT_FILL", "SHUTTING_DOWN", "NOT_SUPPORTED"]);
 
 /** The message a client gets for `error` answered with `status`: its own below 500, a fixed text from 500 on. */
 export function publicMessage(error: ProtocolError, status: number, fallback: string): string {
-  if (status < 500) return error.message || fallback;
+  if (status < 500 || OWN_WORDS.has(error.code)) return error.message || fallback;
   return PUBLIC_MESSAGES[error.code] ?? fallback;
 }
 
