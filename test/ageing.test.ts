@@ -635,6 +635,10 @@ async function buildHistory(storage: Storage, ms: number, max: number): Promise<
         messages.push(answer.s.id);
       }
     }));
+    // Milestones go on without messages: on a loaded machine the 20 ms interval is slower, so the history is made
+    // long enough (over 4 × KEEP milestones) by waiting for them, at most 30 s.
+    const deadline = performance.now() + 30_000;
+    while ((await info(node.url)).latestMilestoneIndex <= 4 * KEEP + 5 && performance.now() < deadline) await sleep(100);
     const restIndex = splitTx.outputs.findIndex((o) => o.amount === rest);
     return { genesis, remainder: { outputId: splitTx.created[restIndex]!, amount: rest }, messages, unspentOutputs: 1 + FUNDERS * FAN_OUT, races };
   } finally {
