@@ -10,6 +10,7 @@ export const TARGETS = {
     word: "v128",
     bytes: 16, // one lane word: the hi plane sits at +bytes, T = 2 · bytes
     lanes: 128,
+    oneState: false, // the one-state path (ONE_STATE below) is in the portable build only
     parts: ["half", "halves"], // the lane table: 256 / lanes parts of the lowest nonce byte
     ones: "i64x2(-1, -1)",
     zero: "i64x2(0, 0)",
@@ -54,6 +55,7 @@ function laneRange(lo: u64, hi: u64): v128 {
     word: "u64",
     bytes: 8,
     lanes: 64,
+    oneState: true,
     parts: ["quarter", "quarters"],
     ones: "~(<u64>0)",
     zero: "0",
@@ -106,7 +108,10 @@ export function kernelSource(target) {
 const DIGEST: usize = 0; // 32 bytes: the PoW digest, written by the host before setDigest()
 const RESULT: usize = 64; // u64: the nonce search() found
 const LANES_OUT: usize = 128; // ${lanes} bytes: per-lane trailing zeros from laneZeros()
-const IO_TRITS: usize = 256; // 243 i8 trits: hashTrits() input and output
+const NONCE: usize = 96; // 8 bytes: the nonce (little-endian) zerosOne() hashes with the digest (portable build)
+const IO_TRITS: usize = 256; // 243 i8 trits: hashTrits() and hashOne() (portable build) input and output
+const ONE_X: usize = 2048; // 2 × 2 planes × 24 u64: the one-state path's state and its next round (portable build)
+const ONE_B1T6: usize = 2816; // 256 × 2 bytes: per byte value, its 6 b1t6 trits as a +1 mask and a −1 mask
 const LANE_TABLE: usize = 1024; // ${split} ${parts} × 6 trits × T: the lowest nonce byte per lane
 const MARKS: usize = 8192; // ≤ 9 × 729 bytes: which trits a round needs (scratch for the lists)
 const HEAD_LIST: usize = 16384; // ≤ 5 × 729 entries of 12 B: the sparse rounds 1..5
@@ -474,7 +479,7 @@ export function laneZeros(base: u64): void {
   }
 }
 
-/** One hash (trailingZeros/powScore, and the Curl-P-81 vectors): Curl-P-81 of the 243 trits at IO_TRITS (one absorb, every lane alike) with 40 plain fused passes and
+/** One hash in every lane (the Curl-P-81 vectors check the fused passes with it; one message takes zerosOne): Curl-P-81 of the 243 trits at IO_TRITS (one absorb, every lane alike) with 40 plain fused passes and
  * a full last round; the 243 hash trits of lane 0 replace the input. Returns 1 when all ${lanes} lanes agree. */
 export function hashTrits(): u32 {
   for (let i: u32 = 0; i < 243; i++) storeBroadcast(STATE_A + <usize>i * T, <i32>load<i8>(IO_TRITS + i));
@@ -492,5 +497,175 @@ export function hashTrits(): u32 {
   }
   return same;
 }
-`;
+${target.oneState ? ONE_STATE : ""}`;
 }
+
+/** The one-state path (zerosOne, hashOne): plain i64 words, no lanes, so it is written into the portable build only,
+ * which every engine with WebAssembly runs; src/pow/hash.ts instantiates that build for it. (In both builds it would
+ * add its 1.5 KB twice to every bundle that mines.) */
+const ONE_STATE = `
+// ---------------------------------------------------------------------------------------------------------------
+// One state (zerosOne/hashOne): a node checks one nonce per submission, and a bitsliced transform costs the same for
+// 1 nonce as for a whole batch. Here the lanes are the state's own trits instead: 729 trits packed in two
+// bit-planes of 12 u64 words, so one word operation runs the S-box on 64 trits.
+// Curl's round new[i] = S(old[364i], old[364i + 364]) scatters its inputs, but a state kept in the order
+// X[k] = state[m·k mod 729] turns it into a shift: with m' = −2m (364⁻¹ ≡ −2 mod 729) the next state in its order is
+// Y[k] = new[m'k] = S(X[k], X[k + c]) with c = 364·m⁻¹. From m = 1 at the absorb, after r rounds m = (−2)^r and
+// round r + 1 uses c = 364^(r+1) mod 729; after 81 rounds hash trit i sits at k = i·364^81 mod 729.
+// The rotation by c reads a window of X kept twice in a row (bits 0..728 and 729..1457, 24 words per plane).
+
+const ONE_WORDS: usize = 12; // 729 bits rounded up to words
+const ONE_PLANE: usize = 24 * 8; // bytes per plane: the state twice in a row, and a spare word the window may read
+const ONE_PLANES: usize = 2 * ONE_PLANE; // lo plane, then hi plane
+const ONE_Y: usize = ONE_X + ONE_PLANES;
+let oneReady = false;
+
+/** The b1t6 masks of every byte value (once): bit m of the +1 mask is set where trit m is +1, likewise for −1. */
+function buildOneTable(): void {
+  for (let b: u32 = 0; b < 256; b++) {
+    let plus: u32 = 0;
+    let minus: u32 = 0;
+    for (let m: u32 = 0; m < 6; m++) {
+      const trit = byteTrit(b, m);
+      if (trit > 0) plus |= 1 << m;
+      if (trit < 0) minus |= 1 << m;
+    }
+    store<u8>(ONE_B1T6 + 2 * b, plus);
+    store<u8>(ONE_B1T6 + 2 * b + 1, minus);
+  }
+  oneReady = true;
+}
+
+/** Writes bits 729..1471 of each plane of \`state\` from its bits 0..728 (word 11 keeps its 25 low bits). */
+function repeatState(state: usize): void {
+  for (let plane: usize = 0; plane < ONE_PLANES; plane += ONE_PLANE) {
+    const p = state + plane;
+    const own = load<u64>(p, 11 * 8) & ((<u64>1 << 25) - 1);
+    store<u64>(p, own | (load<u64>(p, 0) << 25), 11 * 8);
+    for (let w: usize = 12; w < 23; w++) store<u64>(p + w * 8, (load<u64>(p + (w - 11) * 8) << 25) | (load<u64>(p + (w - 12) * 8) >> 39));
+  }
+}
+
+/** One round from \`x\` to \`y\` (both repeated states) with rotation \`c\`: y[k] = S(x[k], x[k + c]), 12 words per
+ * plane; each word's copy at +729 bits is written as the word is made, from it and the word before (no second pass
+ * over y). Word 23 is never written: it only feeds window bits past 1457, which land past bit 728 of a result word. */
+function oneRound(x: usize, y: usize, c: u32): void {
+  const q = x + <usize>(c >> 6) * 8;
+  const s = <u64>(c & 63);
+  const t = 63 - s; // (v << 1) << (63 − s) is v << (64 − s), and 0 at s = 0, where one shift by 64 would shift by 0
+  // Word 0 alone (no word before it for a copy; it is kept for word 11, whose high bits copy it), then words 1..11.
+  let nL = load<u64>(q, 8);
+  let nH = load<u64>(q, ONE_PLANE + 8);
+  const aL = load<u64>(x);
+  const fL = load<u64>(x, ONE_PLANE) ^ (aL & ~((load<u64>(q) >> s) | ((nL << 1) << t)));
+  const fH = aL ^ (((load<u64>(q, ONE_PLANE) >> s) | ((nH << 1) << t)) & fL);
+  store<u64>(y, fL);
+  store<u64>(y, fH, ONE_PLANE);
+  let pL = fL;
+  let pH = fH;
+  for (let w: usize = 8; w < ONE_WORDS * 8; w += 8) {
+    const mL = load<u64>(q + w, 8);
+    const mH = load<u64>(q + w, ONE_PLANE + 8);
+    const bL = (nL >> s) | ((mL << 1) << t);
+    const bH = (nH >> s) | ((mH << 1) << t);
+    nL = mL;
+    nH = mH;
+    const wL = load<u64>(x + w);
+    const oL = load<u64>(x + w, ONE_PLANE) ^ (wL & ~bL);
+    const oH = wL ^ (bH & oL);
+    store<u64>(y + w, oL);
+    store<u64>(y + w, oH, ONE_PLANE);
+    store<u64>(y + w, (oL << 25) | (pL >> 39), 11 * 8);
+    store<u64>(y + w, (oH << 25) | (pH >> 39), ONE_PLANE + 11 * 8);
+    pL = oL;
+    pH = oH;
+  }
+  // Word 11: its own 25 low bits (trits 704..728), then the copy's first 39.
+  store<u64>(y, (pL & ((<u64>1 << 25) - 1)) | (fL << 25), 11 * 8);
+  store<u64>(y, (pH & ((<u64>1 << 25) - 1)) | (fH << 25), ONE_PLANE + 11 * 8);
+}
+
+/** 81 rounds from the state at ONE_X (absorbed, repeated); returns where the last round left it. */
+function oneRounds(): usize {
+  let x = ONE_X;
+  let y = ONE_Y;
+  let c: u32 = 1;
+  for (let r = 0; r < 81; r++) {
+    c = (c * 364) % 729;
+    oneRound(x, y, c);
+    const z = x;
+    x = y;
+    y = z;
+  }
+  return x;
+}
+
+/** Where hash trit i sits after oneRounds(): i · 364^81 mod 729. */
+// @ts-ignore: decorator
+@inline function oneAt(i: u32): u32 {
+  return <u32>((<u64>i * ONE_LAST) % 729);
+}
+const ONE_LAST: u64 = 244; // 364^81 mod 729, the c of the last round (the tests compare every trit with the reference)
+
+// @ts-ignore: decorator
+@inline function oneBit(plane: usize, k: u32): u64 {
+  return (load<u64>(plane + <usize>(k >> 6) * 8) >> <u64>(k & 63)) & 1;
+}
+
+/** Trailing zero trits (trit 242 down) of Curl-P-81 over b1t6(digest at DIGEST) ‖ b1t6(nonce at NONCE) ‖ 0 0 0. */
+export function zerosOne(): u32 {
+  if (!oneReady) buildOneTable();
+  // 0 is l1 h1: a plane bit is cleared where the trit is +1 (lo) or −1 (hi); trits 240..728 stay 0.
+  for (let w: usize = 0; w < ONE_WORDS * 8; w += 8) {
+    store<u64>(ONE_X + w, ~(<u64>0));
+    store<u64>(ONE_X + ONE_PLANE + w, ~(<u64>0));
+  }
+  for (let i: u32 = 0; i < 40; i++) {
+    const b = <usize>(i < 32 ? load<u8>(DIGEST + i) : load<u8>(NONCE + i - 32));
+    const plus = <u64>load<u8>(ONE_B1T6 + 2 * b);
+    const minus = <u64>load<u8>(ONE_B1T6 + 2 * b + 1);
+    const p = i * 6;
+    const at = ONE_X + <usize>(p >> 6) * 8;
+    const s = <u64>(p & 63);
+    store<u64>(at, load<u64>(at) & ~(plus << s));
+    store<u64>(at + ONE_PLANE, load<u64>(at + ONE_PLANE) & ~(minus << s));
+    if (s > 58) {
+      // The byte's 6 trits straddle two words.
+      store<u64>(at + 8, load<u64>(at + 8) & ~(plus >> (64 - s)));
+      store<u64>(at + ONE_PLANE + 8, load<u64>(at + ONE_PLANE + 8) & ~(minus >> (64 - s)));
+    }
+  }
+  repeatState(ONE_X);
+  const state = oneRounds();
+  let zeros: u32 = 0;
+  for (let i: i32 = 242; i >= 0; i--) {
+    const k = oneAt(<u32>i);
+    if ((oneBit(state, k) & oneBit(state + ONE_PLANE, k)) == 0) break;
+    zeros++;
+  }
+  return zeros;
+}
+
+/** Curl-P-81 of the 243 trits at IO_TRITS on the one-state path; the 243 hash trits replace the input. */
+export function hashOne(): void {
+  for (let w: usize = 0; w < ONE_WORDS * 8; w += 8) {
+    store<u64>(ONE_X + w, ~(<u64>0));
+    store<u64>(ONE_X + ONE_PLANE + w, ~(<u64>0));
+  }
+  for (let i: u32 = 0; i < 243; i++) {
+    const trit = load<i8>(IO_TRITS + i);
+    const at = ONE_X + <usize>(i >> 6) * 8;
+    const bit = <u64>1 << <u64>(i & 63);
+    if (trit > 0) store<u64>(at, load<u64>(at) & ~bit);
+    if (trit < 0) store<u64>(at + ONE_PLANE, load<u64>(at + ONE_PLANE) & ~bit);
+  }
+  repeatState(ONE_X);
+  const state = oneRounds();
+  for (let i: u32 = 0; i < 243; i++) {
+    const k = oneAt(i);
+    const l = oneBit(state, k);
+    const h = oneBit(state + ONE_PLANE, k);
+    store<i8>(IO_TRITS + i, <i8>(l == 0 ? 1 : h == 0 ? -1 : 0));
+  }
+}
+`;

@@ -7,6 +7,8 @@ export interface Baseline {
   encodeMessage(message: unknown): Uint8Array;
   decodeMessage(bytes: Uint8Array): unknown;
   messageFromJson(json: unknown): unknown;
+  /** Absent from builds before the one-pass JSON reader. */
+  messageFromJsonWithBytes?(json: unknown): { bytes: Uint8Array };
   messageId(messageOrBytes: unknown): string;
 }
 

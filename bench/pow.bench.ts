@@ -3,8 +3,10 @@
 import * as iota from "@iota/iota.js";
 import powWasm from "@iota/pow-wasm.js";
 import { availableParallelism } from "node:os";
-import { Kernel, createMiner, powDigest, referenceTrailingZeros, searchNonce, simdSupported, targetZeros, type Miner } from "../src/pow/index.js";
-import { medians, type Row } from "./harness.js";
+import { Kernel, createMiner, messageNonce, powDigest, powInputTrits, powScore, referencePowScore, referenceTrailingZeros, searchNonce, simdSupported, targetZeros, type Miner } from "../src/pow/index.js";
+import { messageTrailingZeros } from "../src/pow/hash.js";
+import { countTrailingZeros } from "../src/pow/score.js";
+import { compareEach, medians, type Row } from "./harness.js";
 
 interface BigIntLike {
   toString(): string;
@@ -97,8 +99,39 @@ async function timeToScore(workers: number, count: number): Promise<{ median: nu
   }
 }
 
-export default async function run(): Promise<Row[]> {
+/** One message's score and a node's accept/refuse check (issue #19): the one-state path against what each replaced,
+ * side by side in one run, on a 108-byte message (a small indexation message) and a 514-byte transaction. */
+async function oneMessage(): Promise<Row[]> {
   const rows: Row[] = [];
+  // The 128-lane kernel instance powScore used before (every lane hashing the same input).
+  const lanes = new Kernel();
+  const previousPowScore = (bytes: Uint8Array): number => 3 ** countTrailingZeros(lanes.hash(powInputTrits(powDigest(bytes), messageNonce(bytes)))) / bytes.length;
+  for (const length of [108, 514]) {
+    const message = new Uint8Array(length);
+    crypto.getRandomValues(message);
+    if (powScore(message) !== referencePowScore(message) || previousPowScore(message) !== powScore(message)) throw new Error("powScore disagrees with the reference");
+    rows.push(
+      ...(await compareEach(SUITE, `powScore, one ${length}-byte message`, () => powScore(message), {
+        "previous powScore (128-lane kernel, every lane alike)": () => previousPowScore(message),
+        "scalar reference (referencePowScore)": () => referencePowScore(message),
+      })),
+    );
+    // The node's check before: searchNonce(digest, target, its own nonce, count 1), one whole batch for one nonce.
+    const target = targetZeros(length, 4000);
+    const nonce = messageNonce(message);
+    rows.push(
+      ...(await compareEach(SUITE, `a node's PoW check of one ${length}-byte submission (zeros ≥ target)`, () => messageTrailingZeros(message) >= target, {
+        "previous check (searchNonce, count 1)": () => searchNonce(powDigest(message), target, nonce, 1n) !== undefined,
+      })),
+    );
+  }
+  return rows.map((r) => ({ ...r, unit: "ops/s" }));
+}
+
+export default async function run(): Promise<Row[]> {
+  const rows: Row[] = await oneMessage();
+  // The miner rows below take minutes of both cores; POW_ONE_MESSAGE_ONLY=1 runs the one-message rows alone.
+  if (process.env["POW_ONE_MESSAGE_ONLY"] === "1") return rows;
   const simd = simdSupported() ? new Kernel("simd") : undefined;
   const portable = new Kernel("portable");
   const starts = fixedWorkStarts(64);

@@ -76,6 +76,9 @@ describe("Curl-P-81: one absorb of 243 trits into a zero state, one transform of
       expect(tritsToTrytes(kernels[flavor].hash(trytesToTrits(input)))).toBe(output);
     });
   }
+  it.each(cases)("portable kernel, one-state path (what powScore runs): %s", (input, output) => {
+    expect(tritsToTrytes(kernels.portable.hashOne(trytesToTrits(input)))).toBe(output);
+  });
   it("rejects input longer than 243 trits or holding a non-trit", () => {
     expectProtocolError(() => curlP81(new Int8Array(244)), "LENGTH_OUT_OF_RANGE");
     expectProtocolError(() => curlP81(Int8Array.of(0, 3)), "VALUE_OUT_OF_RANGE", { path: "trits[1]" });
@@ -275,6 +278,53 @@ describe("kernel lanes equal the scalar reference", () => {
     );
   });
 
+  describe("the one-state path (portable kernel), which trailingZeros, powScore and a node's check run", () => {
+    const kernel = kernels.portable;
+    it("gives every hash trit of the scalar reference for random trits", () => {
+      fc.assert(
+        fc.property(fc.array(fc.integer({ min: -1, max: 1 }), { maxLength: 243 }), (input) => {
+          const trits = Int8Array.from(input);
+          expect(kernel.hashOne(trits)).toEqual(curlP81(trits));
+        }),
+        { numRuns: 300 },
+      );
+    });
+
+    it("counts the trailing zeros of the scalar reference for random digests and nonces", () => {
+      fc.assert(
+        fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }), (digest, nonce) => {
+          expect(kernel.trailingZeros(digest, nonce)).toBe(referenceTrailingZeros(digest, nonce));
+        }),
+        { numRuns: 300 },
+      );
+    });
+
+    it("counts the trailing zeros of the scalar reference on nonces the search found for 1 .. 9 zeros", () => {
+      // Random nonces rarely end in more than a few zeros; the search's nonces reach each count.
+      const digest = Uint8Array.from({ length: 32 }, (_, i) => (i * 89 + 7) & 0xff);
+      for (let target = 1, start = 0n; target <= 9; target++) {
+        const found = kernel.searchNonce(digest, target, start, 1n << 40n)!;
+        expect(kernel.trailingZeros(digest, found)).toBe(referenceTrailingZeros(digest, found));
+        expect(kernel.trailingZeros(digest, found)).toBeGreaterThanOrEqual(target);
+        start = found + 1n;
+      }
+    });
+
+    it.runIf(simdSupported())("is not in the SIMD build, which says so", () => {
+      expectProtocolError(() => kernels.simd.hashOne(new Int8Array(243)), "UNSUPPORTED");
+      expectProtocolError(() => kernels.simd.trailingZeros(new Uint8Array(32), 0n), "UNSUPPORTED");
+    });
+  });
+
+  it("powScore equals the scalar referencePowScore on random messages of every length", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 8, maxLength: 700 }), (message) => {
+        expect(powScore(message)).toBe(referencePowScore(message));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it("the kernels agree with each other on the first nonce for random digests and starts", () => {
     if (!simdSupported()) return;
     fc.assert(
@@ -314,6 +364,8 @@ describe("bad input never crashes: any value either works or raises ProtocolErro
     ["searchNonce", (a, b, c) => kernels.portable.searchNonce(a as Uint8Array, b as number, c as bigint, 256n)],
     ["laneZeros", (a, b) => kernels.portable.laneZeros(a as Uint8Array, b as bigint)],
     ["hash", (a) => kernels.portable.hash(a as Int8Array)],
+    ["hashOne", (a) => kernels.portable.hashOne(a as Int8Array)],
+    ["kernel trailingZeros", (a, b) => kernels.portable.trailingZeros(a as Uint8Array, b as bigint)],
   ];
   it.each(calls)("%s", (_name, call) => {
     fc.assert(

@@ -10,7 +10,8 @@ import { messageId, networkId as networkIdOf, transactionId } from "../model/ids
 import { partialMessageFromJsonWithBytes, type NodeInfoJson, type PartialMessage } from "../model/json.js";
 import type { Message, MilestonePayload } from "../model/types.js";
 import { isBelowMaxDepth, isLazy, liveRoots } from "./cone.js";
-import { createMiner, powDigest, powScore, searchNonce, targetZeros, type Miner } from "../pow/index.js";
+import { createMiner, powDigest, targetZeros, type Miner } from "../pow/index.js";
+import { messageTrailingZeros } from "../pow/hash.js";
 import { abortError, isAbortError, NodeError, shuttingDown } from "./errors.js";
 import { checkLedgerState, checkSpend, ledgerMutation, ledgerOutput, EMPTY_BALANCE, type MemoryLedger } from "./ledger.js";
 import type {
@@ -289,13 +290,13 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     }
   }
 
-  // The accept/refuse decision runs one nonce through the WASM kernel (searchNonce with count 1: "does this nonce reach
-  // the target number of trailing zeros"), about 7× cheaper than the scalar powScore; the score is computed only to
-  // word the refusal.
+  // The accept/refuse decision hashes the message's own nonce once on the kernel's one-state path (a few µs; a nonce
+  // search of one nonce costs a whole 128-lane batch) and compares its trailing zeros with the exact target for this
+  // length; the score, from the same zeros, only words the refusal.
   function checkPow(bytes: Uint8Array): void {
-    const nonce = new DataView(bytes.buffer, bytes.byteOffset, bytes.length).getBigUint64(bytes.length - NONCE_LENGTH, true);
-    if (searchNonce(powDigest(bytes), targetZeros(bytes.length, minPoWScore), nonce, 1n) !== undefined) return;
-    const score = powScore(bytes);
+    const zeros = messageTrailingZeros(bytes);
+    if (zeros >= targetZeros(bytes.length, minPoWScore)) return;
+    const score = 3 ** zeros / bytes.length;
     if (score < minPoWScore) {
       throw new NodeError("INSUFFICIENT_POW", `the PoW score ${Math.floor(score)} is below the node's minimum ${minPoWScore}`, { path: "nonce" });
     }

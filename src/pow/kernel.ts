@@ -1,6 +1,6 @@
 // Loads the bitsliced Curl-P-81 WASM kernels (assembly/*.ts, embedded as base64: nothing is fetched) and searches nonces.
 // SIMD (128 lanes) where the engine validates a v128 module, else the 64-lane portable build; compiled once per process.
-import { MAX_U64 } from "../bytes/limits.js";
+import { MAX_U64, NONCE_LENGTH } from "../bytes/limits.js";
 import { ProtocolError, assertBytes, assertInteger } from "../bytes/errors.js";
 import type {} from "./errors.js";
 import { PORTABLE_KERNEL, SIMD_KERNEL } from "./kernel-wasm.generated.js";
@@ -10,7 +10,7 @@ import { MAX_TRAILING_ZEROS, POW_DIGEST_LENGTH, toNonce } from "./score.js";
 export type KernelFlavor = "simd" | "portable";
 
 /** The kernel's memory map (assembly/pow-kernel.mjs repeats it): where the host writes and reads. */
-export const KERNEL_LAYOUT = { digest: 0, result: 64, lanesOut: 128, ioTrits: 256 } as const;
+export const KERNEL_LAYOUT = { digest: 0, result: 64, nonce: 96, lanesOut: 128, ioTrits: 256 } as const;
 /** Nonces per transform. */
 export const KERNEL_LANES: Readonly<Record<KernelFlavor, number>> = { simd: 128, portable: 64 };
 
@@ -21,6 +21,9 @@ export interface KernelExports {
   search(target: number, first: bigint, last: bigint): number;
   laneZeros(base: bigint): void;
   hashTrits(): number;
+  /** The one-state path: in the portable build only (assembly/pow-kernel.mjs says why). */
+  zerosOne?(): number;
+  hashOne?(): void;
 }
 
 const MAX_NONCE = MAX_U64;
@@ -123,6 +126,26 @@ export class Kernel {
 
   /** Curl-P-81 of up to 243 trits in every lane; throws if the lanes disagree (they never should). */
   hash(trits: Int8Array): Int8Array {
+    const io = this.setTrits(trits);
+    if (this.exports.hashTrits() !== 1) throw new Error("kernel lanes disagree");
+    return io.slice();
+  }
+
+  /** Curl-P-81 of up to 243 trits on the one-state path (the state's 729 trits side by side in 64-bit words), the
+   * path trailingZeros/powScore take: about a tenth of `hash`, whose lanes all hash the same input. Portable build only. */
+  hashOne(trits: Int8Array): Int8Array {
+    const hashOne = this.oneState(this.exports.hashOne);
+    const io = this.setTrits(trits);
+    hashOne();
+    return io.slice();
+  }
+
+  private oneState<F>(fn: F | undefined): F {
+    if (fn === undefined) throw new ProtocolError("UNSUPPORTED", "the one-state path is in the portable kernel only", { path: "flavor" });
+    return fn;
+  }
+
+  private setTrits(trits: Int8Array): Int8Array {
     if (!(trits instanceof Int8Array) || trits.length > CURL_HASH_TRITS) throw new ProtocolError("INVALID_ARGUMENT", "expected at most 243 trits", { path: "trits" });
     for (let i = 0; i < trits.length; i++) {
       const t = trits[i]!;
@@ -131,8 +154,25 @@ export class Kernel {
     const io = new Int8Array(this.exports.memory.buffer, KERNEL_LAYOUT.ioTrits, CURL_HASH_TRITS);
     io.fill(0);
     io.set(trits);
-    if (this.exports.hashTrits() !== 1) throw new Error("kernel lanes disagree");
-    return io.slice();
+    return io;
+  }
+
+  /** Trailing zero trits of the hash of one nonce, on the one-state path (portable build only). */
+  trailingZeros(digest: Uint8Array, nonce: bigint | number): number {
+    const zerosOne = this.oneState(this.exports.zerosOne);
+    assertBytes(digest, "digest", POW_DIGEST_LENGTH);
+    this.view.setBigUint64(KERNEL_LAYOUT.nonce, toNonce(nonce, "nonce"), true);
+    this.bytes.set(digest, KERNEL_LAYOUT.digest);
+    return zerosOne();
+  }
+
+  /** trailingZeros for the nonce in the 8 bytes of `source` from `at` (a message's own, little-endian): no bigint
+   * on the way. The caller has checked `digest` (32 bytes) and that the 8 bytes are there. */
+  trailingZerosAt(digest: Uint8Array, source: Uint8Array, at: number): number {
+    const bytes = this.bytes;
+    bytes.set(digest, KERNEL_LAYOUT.digest);
+    for (let i = 0; i < NONCE_LENGTH; i++) bytes[KERNEL_LAYOUT.nonce + i] = source[at + i]!;
+    return this.oneState(this.exports.zerosOne)();
   }
 }
 
