@@ -1,7 +1,8 @@
 // edge: the node over real HTTP on loopback against a trivial node:http server (the ceiling), side by side in one run:
 // 32 keep-alive clients, rate limits off (serve --no-rate-limits), each server in its own worker thread and the loader
 // in the main thread. Rounds interleave the cases so that a machine busy with other work slows them alike; medians.
-// Then the server-side PoW path: what it adds per message beyond the hashing itself (score 100, one worker).
+// Then the server-side PoW path: what it adds per message beyond the hashing itself (score 100, one worker), and the
+// server's CPU per operation on LMDB and PostgreSQL as multiples of a trivial server's request (edge-cpu.ts).
 import { Agent, request } from "node:http";
 import { Worker } from "node:worker_threads";
 import { generateIdentityKeyPair, signNonce } from "../src/auth/index.js";
@@ -11,6 +12,7 @@ import { messageId, networkId } from "../src/model/ids.js";
 import type { Message } from "../src/model/types.js";
 import { createHandler, createNode } from "../src/node/index.js";
 import { powDigest, searchNonce, targetZeros } from "../src/pow/index.js";
+import { cpuPerOperation } from "./edge-cpu.js";
 import type { Row } from "./harness.js";
 
 const NETWORK = "chrysalis-bench";
@@ -180,6 +182,8 @@ export default async function edge(): Promise<Row[]> {
     if (nextMessage > messages.length) throw new Error("the benchmark ran out of unique messages");
     const ceilingRate = median(cases.ceiling!);
     const pow = await powOverhead(200);
+    // Server CPU per operation, serve as a child process on LMDB and PostgreSQL (edge-cpu.ts).
+    const cpu = await cpuPerOperation();
     const unit = "req/s";
     const theirName = "node:http trivial server";
     const row = (name: string, rate: number, target: number | undefined, rowUnit = unit): Row => ({ suite: "edge", case: name, ours: rate, theirs: ceilingRate, theirName, ratio: rate / ceilingRate, target, unit: rowUnit });
@@ -193,6 +197,7 @@ export default async function edge(): Promise<Row[]> {
       { suite: "edge", case: "server-side PoW at score 100, 1 worker: p90 added (ms)", ours: pow.overhead.slice().sort((a, b) => a - b)[Math.floor(pow.overhead.length * 0.9)]!, unit: "ms" },
       { suite: "edge", case: "server-side PoW at score 100, 1 worker: whole submission (median ms)", ours: median(pow.total), unit: "ms" },
       { suite: "edge", case: "server-side PoW at score 100: hashing alone on one thread (median ms)", ours: median(pow.hashing), unit: "ms" },
+      ...cpu.rows,
     ];
   } finally {
     setupAgent.destroy();

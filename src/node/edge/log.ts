@@ -68,19 +68,41 @@ export function createLogger(options: LogOptions = {}): Logger {
     }
     destination = stdout;
   }
-  return pino(
+  const stream = pretty ? prettyDestination(destination) : destination;
+  const logger = pino(
     {
       level: options.level ?? "info",
       base: null,
       // No `redact`: the records are built here from a fixed set of fields (AccessRecord), none of them a credential,
       // and pino's redaction cost a twentieth of the node's time per request.
     },
-    pretty ? prettyDestination(destination) : destination,
+    stream,
   );
+  OWN_STREAMS.set(logger, stream);
+  return logger;
 }
+
+// Loggers made by createLogger, and where their lines go. Their options are fixed here (no base fields, mixin,
+// formatters, serializers or hooks), so an access record can be written as the very line pino would write for it,
+// without pino's generic serializer: that serializer (a property walk and a JSON.stringify per field) was the
+// larger part of the access log's cost, which came to about half a trivial request's CPU per request. Any other
+// logger (an application's own, a child with bindings) goes through pino.
+const OWN_STREAMS = new WeakMap<Logger, { write(line: string): unknown }>();
 
 /** Writes one access record at info level; 5xx answers at warn. */
 export function logAccess(logger: Logger, record: AccessRecord): void {
-  if (record.status >= 500) logger.warn(record, "request");
-  else logger.info(record, "request");
+  const level = record.status >= 500 ? "warn" : "info";
+  const stream = OWN_STREAMS.get(logger);
+  if (stream === undefined) {
+    logger[level](record, "request");
+    return;
+  }
+  if (!logger.isLevelEnabled(level)) return;
+  // pino's line for (record, "request") with base null: level, time, the record's fields in order, msg. The strings
+  // go through JSON.stringify (a path may hold quotes or backslashes); status is an integer and ms a finite number,
+  // written as JSON writes them.
+  const ms = Number.isFinite(record.ms) ? record.ms : null;
+  stream.write(
+    `{"level":${level === "warn" ? 40 : 30},"time":${Date.now()},"method":${JSON.stringify(record.method)},"route":${JSON.stringify(record.route)},"path":${JSON.stringify(record.path)},"status":${record.status},"ms":${ms},"client":${JSON.stringify(record.client)},"msg":"request"}\n`,
+  );
 }

@@ -1,0 +1,401 @@
+// Server CPU per operation: `chrysalis serve` as a child process on the durable default store (LMDB) and on PostgreSQL,
+// and a trivial node:http server beside them, all loaded over loopback by 32 keep-alive clients. The figure is the
+// server process's own CPU time (user + system from /proc/<pid>/stat, every thread: PoW workers, libuv, LMDB's writer)
+// over each load phase, divided by the operations it answered; the cases are given as multiples of the trivial server's
+// CPU per request in the same round. Throughput on a 2-core machine measures the loader as much as the server (a
+// login's client signs with Ed25519); CPU per operation measures the server alone. PostgreSQL's own backends are not
+// counted: they are another process, as they would be on another machine.
+//
+// CHRYSALIS_EDGE_PROFILE=<dir> runs each serve under `node --cpu-prof` and writes the profiles there;
+// CHRYSALIS_EDGE_CPU_CASES=login,raw read (a list) and CHRYSALIS_EDGE_CPU_STORES=lmdb measure only those;
+// CHRYSALIS_EDGE_SERVE_ARGS=--no-metrics (a list) passes more arguments to serve.
+import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { generateIdentityKeyPair, signNonce } from "../src/auth/index.js";
+import { toHex } from "../src/bytes/hex.js";
+import { encodeMessage } from "../src/model/codec.js";
+import { messageId, networkId } from "../src/model/ids.js";
+import { messageToJson } from "../src/model/json.js";
+import type { Message } from "../src/model/types.js";
+import type { Row } from "./harness.js";
+
+const NETWORK = "chrysalis-bench";
+const CLIENTS = 32;
+const IDENTITIES = 1024;
+// The node mines one message at a time and lets one identity have 4 jobs in flight: 4 clients keep its miner busy.
+const MINING_CLIENTS = 4;
+const ROUNDS = Number(process.env.CHRYSALIS_EDGE_CPU_ROUNDS ?? 3);
+const SECONDS = Number(process.env.CHRYSALIS_EDGE_CPU_SECONDS ?? 3);
+const SECRET = "a benchmark jwt secret of at least thirty-two bytes";
+// The CLI compiled beside this file (the same build as the bench, whichever output directory it went to).
+const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+const CLOCK_TICKS = 100; // USER_HZ: /proc reports CPU times in 1/100 s on every Linux architecture
+const utf8 = new TextEncoder();
+const list = (value: string | undefined): string[] | undefined => (value === undefined || value === "" ? undefined : value.split(",").map((x) => x.trim()));
+const CASES = list(process.env.CHRYSALIS_EDGE_CPU_CASES);
+const STORES = list(process.env.CHRYSALIS_EDGE_CPU_STORES);
+// More serve arguments (experiments: what --log-level silent or --no-metrics would save).
+const EXTRA_ARGS = list(process.env.CHRYSALIS_EDGE_SERVE_ARGS) ?? [];
+const wanted = (among: string[] | undefined, name: string): boolean => among === undefined || among.includes(name);
+
+/** The budgets of issue 19, as multiples of a trivial server's request; undefined: reported only. */
+const BUDGET: Record<string, number | undefined> = { login: 6, "complete submission": 4, "raw read": 1.5 };
+
+interface Answer {
+  status: number;
+  body: string;
+}
+
+function send(agent: Agent, port: number, method: string, path: string, body?: string | Uint8Array, headers: Record<string, string> = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const h: Record<string, string> = { ...headers };
+    if (body !== undefined) h["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.length);
+    const req = request({ host: "127.0.0.1", port, method, path, agent, headers: h }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (text += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+function expect(answer: Answer, status: number, what: string): void {
+  if (answer.status !== status) throw new Error(`${what}: expected ${status}, got ${answer.status} ${answer.body.slice(0, 200)}`);
+}
+
+/** User and system CPU seconds of a process so far, all its threads. */
+function cpuSeconds(pid: number): { user: number; system: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // The command name (field 2) is in parentheses and may hold spaces: count fields after the last ")".
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { user: Number(fields[11]) / CLOCK_TICKS, system: Number(fields[12]) / CLOCK_TICKS };
+}
+
+interface Phase {
+  /** Operations answered. */
+  operations: number;
+  /** Server CPU seconds over the phase (user + system), and the system part of it. */
+  cpu: number;
+  system: number;
+  seconds: number;
+}
+
+/** Runs `step` on `clients` concurrent loops for SECONDS against the server `pid`, counting its CPU. */
+async function phase(pid: number, step: (agent: Agent, client: number, i: number) => Promise<void>, clients = CLIENTS): Promise<Phase> {
+  const agent = new Agent({ keepAlive: true, maxSockets: clients });
+  let operations = 0;
+  const cpuBefore = cpuSeconds(pid);
+  const started = performance.now();
+  const end = started + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, client) => {
+      for (let i = 0; performance.now() < end; i++) {
+        await step(agent, client, i);
+        operations++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = cpuSeconds(pid);
+  agent.destroy();
+  const system = cpuAfter.system - cpuBefore.system;
+  return { operations, cpu: cpuAfter.user - cpuBefore.user + system, system, seconds };
+}
+
+interface Server {
+  readonly name: string;
+  readonly port: number;
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+/** Spawns a server whose standard output (its access log) goes to a file, and waits for "listening on http://…:port". */
+async function spawnServer(name: string, args: string[], env: Record<string, string> = {}): Promise<Server> {
+  const dir = mkdtempSync(join(tmpdir(), "chrysalis-edge-out-"));
+  const outFile = join(dir, "out.log");
+  const out = openSync(outFile, "w");
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ["ignore", out, "pipe"], env: { ...process.env, ...env } });
+  closeSync(out);
+  let stderr = "";
+  child.stderr!.on("data", (c: Buffer) => {
+    stderr += c.toString();
+    if (process.env.CHRYSALIS_EDGE_STDERR !== undefined) process.stderr.write(c);
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const deadline = performance.now() + 60_000;
+  for (;;) {
+    const text = readFileSync(outFile, "utf8");
+    const m = /listening on http:\/\/[^:\s]+:(\d+)/.exec(text);
+    if (m !== null) return { name, port: Number(m[1]), pid: child.pid!, stop };
+    if (child.exitCode !== null || performance.now() > deadline) {
+      await stop();
+      throw new Error(`${name} did not start: ${stderr} ${text.slice(0, 2000)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const HELLO = `
+const { createServer } = require("node:http");
+const body = JSON.stringify({ data: { ok: true } });
+const server = createServer((req, res) => {
+  req.resume();
+  res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": String(body.length) });
+  res.end(body);
+});
+server.keepAliveTimeout = 65000;
+server.listen(0, "127.0.0.1", () => process.stdout.write("listening on http://127.0.0.1:" + server.address().port + "\\n"));
+process.once("SIGTERM", () => process.exit(0));
+`;
+
+async function postgresServer(): Promise<string | undefined> {
+  const url = process.env.CHRYSALIS_BENCH_DATABASE_URL || process.env.CHRYSALIS_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    return url;
+  } catch (error) {
+    console.log(`edge bench: PostgreSQL skipped, no server at ${new URL(url).host} (${(error as Error).message})`);
+    return undefined;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function adminQuery(serverUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+interface Storage {
+  args: string[];
+  remove(): Promise<void>;
+}
+
+function lmdbStorage(): Storage {
+  const path = mkdtempSync(join(tmpdir(), "chrysalis-edge-lmdb-"));
+  return { args: ["--data-dir", path], remove: async () => rmSync(path, { recursive: true, force: true }) };
+}
+
+async function postgresStorage(serverUrl: string): Promise<Storage> {
+  const name = `chrysalis_edge_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { args: ["--database", url.toString()], remove: () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+interface Identity {
+  id: string;
+  secretKey: string;
+  publicKey: Uint8Array;
+}
+
+/** One login as the Integration Services client makes it: GET the nonce, sign it, POST only the signature. */
+async function login(agent: Agent, port: number, who: Identity): Promise<string> {
+  const path = `/authentication/prove-ownership/${who.id}`;
+  const nonce = await send(agent, port, "GET", path);
+  expect(nonce, 200, "login nonce");
+  const signedNonce = signNonce((JSON.parse(nonce.body) as { nonce: string }).nonce, who.secretKey);
+  const proof = await send(agent, port, "POST", path, JSON.stringify({ signedNonce }), { "content-type": "application/json" });
+  expect(proof, 200, "login proof");
+  return (JSON.parse(proof.body) as { jwt: string }).jwt;
+}
+
+let submissionCounter = 0;
+
+function indexation(tag: string, nonce: bigint): Message {
+  const n = submissionCounter++;
+  return {
+    networkId: networkId(NETWORK),
+    parents: [new Uint8Array(32)],
+    payload: { type: 2, index: utf8.encode("bench"), data: utf8.encode(`edge ${tag} ${process.pid} ${n} ${"x".repeat(80)}`) },
+    nonce,
+  };
+}
+
+/** A node under test: serve on one store at score 0 (reads, complete submissions, logins) and one at score 100 (partial
+ * submissions the node mines). */
+interface NodeUnderTest {
+  name: string;
+  plain: Server;
+  mining: Server;
+  jwt: string;
+  miningJwt: string;
+  readPath: string;
+  close(): Promise<void>;
+}
+
+async function startNodes(name: string, storage: () => Promise<Storage>, files: { secret: string; identities: string }, who: Identity, profileDir: string | undefined): Promise<NodeUnderTest> {
+  const stores = [await storage(), await storage()];
+  const servers: Server[] = [];
+  try {
+    const start = async (score: number, store: Storage): Promise<Server> => {
+      const prof = profileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `serve-${name}-score${score}-${Date.now()}.cpuprofile`];
+      const args = [...prof, CLI, "serve", "--host", "127.0.0.1", "--port", "0", "--network", NETWORK, "--min-pow-score", String(score), "--workers", "1"];
+      args.push("--no-rate-limits", "--no-dashboard", "--log-format", "json", "--jwt-secret-file", files.secret, "--identities", files.identities, ...store.args, ...EXTRA_ARGS);
+      const server = await spawnServer(`serve ${name} score ${score}`, args);
+      servers.push(server);
+      return server;
+    };
+    const plain = await start(0, stores[0]!);
+    const mining = await start(100, stores[1]!);
+    const agent = new Agent({ keepAlive: true });
+    const jwt = await login(agent, plain.port, who);
+    const miningJwt = await login(agent, mining.port, who);
+    const first = encodeMessage(indexation("first", 1n));
+    expect(await send(agent, plain.port, "POST", "/api/v1/messages", first, { authorization: `Bearer ${jwt}`, "content-type": "application/octet-stream" }), 201, "first message");
+    agent.destroy();
+    return {
+      name,
+      plain,
+      mining,
+      jwt,
+      miningJwt,
+      readPath: `/api/v1/messages/${messageId(first)}/raw`,
+      async close() {
+        await Promise.all(servers.map((s) => s.stop()));
+        await Promise.all(stores.map((s) => s.remove()));
+      },
+    };
+  } catch (error) {
+    await Promise.all(servers.map((s) => s.stop()));
+    await Promise.all(stores.map((s) => s.remove()));
+    throw error;
+  }
+}
+
+/** The JSON body of a new complete message (score 0: any nonce passes and the check still runs; not 0, which a node
+ * reads as "mine it for me"). Made as it is sent: a fixed supply would run out on a faster machine. */
+function completeJson(): string {
+  return JSON.stringify(messageToJson(indexation("complete", 1n)));
+}
+
+/** The JSON body of a new partial message: the payload alone, the node fills network, parents and nonce. */
+function partialJson(): string {
+  const p = indexation("partial", 0n).payload as { index: Uint8Array; data: Uint8Array };
+  return JSON.stringify({ payload: { type: 2, index: toHex(p.index), data: toHex(p.data) } });
+}
+
+function median(values: number[]): number {
+  const s = values.slice().sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+export interface CpuCase {
+  store: string;
+  case: string;
+  /** Per round: µs of server CPU per operation, and the same over the hello server's µs per request in that round. */
+  micros: number[];
+  multiples: number[];
+  rates: number[];
+}
+
+/** Measures every case; returns the rows and the raw per-round figures. */
+export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]; hello: number[] }> {
+  const profileDir = process.env.CHRYSALIS_EDGE_PROFILE;
+  const identities: Identity[] = Array.from({ length: IDENTITIES }, (_, i) => ({ id: `did:iota:bench${i}`, ...generateIdentityKeyPair() }));
+  const dir = mkdtempSync(join(tmpdir(), "chrysalis-edge-cpu-"));
+  const files = { secret: join(dir, "jwt-secret"), identities: join(dir, "identities.json") };
+  writeFileSync(files.secret, SECRET, { mode: 0o600 });
+  writeFileSync(files.identities, JSON.stringify(Object.fromEntries(identities.map((x) => [x.id, toHex(x.publicKey)]))));
+  const serverUrl = await postgresServer();
+  const hello = await spawnServer("hello", ["-e", HELLO]);
+  const nodes: NodeUnderTest[] = [];
+  try {
+    if (wanted(STORES, "lmdb")) nodes.push(await startNodes("lmdb", async () => lmdbStorage(), files, identities[0]!, profileDir));
+    if (serverUrl !== undefined && wanted(STORES, "postgres")) nodes.push(await startNodes("postgres", () => postgresStorage(serverUrl), files, identities[0]!, profileDir));
+    const cases = new Map<string, CpuCase>();
+    const helloMicros: number[] = [];
+    const record = (store: string, name: string, p: Phase, helloUs: number, round: number): void => {
+      const key = `${store} ${name}`;
+      const entry = cases.get(key) ?? { store, case: name, micros: [], multiples: [], rates: [] };
+      cases.set(key, entry);
+      const us = (p.cpu / p.operations) * 1e6;
+      process.stdout.write(`  ${store}, ${name}, round ${round}: ${us.toFixed(0)} µs CPU/op (${((p.system / p.operations) * 1e6).toFixed(0)} µs system; ${(us / helloUs).toFixed(2)}× hello), ${(p.operations / p.seconds).toFixed(0)} ops/s\n`);
+      if (round === 0) return;
+      entry.micros.push(us);
+      entry.multiples.push(us / helloUs);
+      entry.rates.push(p.operations / p.seconds);
+    };
+    // Round 0 warms up every server and the JIT and is not counted. Each round measures the hello server first and the
+    // nodes' cases right after, so a machine busy with other work weighs on a round's figures alike.
+    for (let round = 0; round <= ROUNDS; round++) {
+      const h = await phase(hello.pid, async (agent) => expect(await send(agent, hello.port, "GET", "/api/v1/info"), 200, "hello"));
+      const helloUs = (h.cpu / h.operations) * 1e6;
+      process.stdout.write(`  hello, round ${round}: ${helloUs.toFixed(1)} µs CPU/request (${((h.system / h.operations) * 1e6).toFixed(1)} µs system), ${(h.operations / h.seconds).toFixed(0)} req/s\n`);
+      if (round > 0) helloMicros.push(helloUs);
+      for (const node of nodes) {
+        const auth = { authorization: `Bearer ${node.jwt}`, "content-type": "application/json" };
+        const miningAuth = { authorization: `Bearer ${node.miningJwt}`, "content-type": "application/json" };
+        const steps: [string, string, () => Promise<Phase>][] = [
+          ["raw read", "raw read", () => phase(node.plain.pid, async (agent) => expect(await send(agent, node.plain.port, "GET", node.readPath), 200, "read"))],
+          [
+            "complete submission",
+            "complete submission",
+            () =>
+              phase(node.plain.pid, async (agent) => expect(await send(agent, node.plain.port, "POST", "/api/v1/messages", completeJson(), auth), 201, "submission")),
+          ],
+          [
+            "login",
+            "login",
+            // Each client logs in with its own 32 identities in turn: 1,024 in all.
+            () => phase(node.plain.pid, (agent, client, i) => login(agent, node.plain.port, identities[client * (IDENTITIES / CLIENTS) + (i % (IDENTITIES / CLIENTS))]!).then(() => undefined)),
+          ],
+          [
+            "partial",
+            "partial submission mined at score 100",
+            () =>
+              phase(
+                node.mining.pid,
+                async (agent) => expect(await send(agent, node.mining.port, "POST", "/api/v1/messages", partialJson(), miningAuth), 201, "partial submission"),
+                MINING_CLIENTS,
+              ),
+          ],
+        ];
+        for (const [key, name, run] of steps) if (wanted(CASES, key)) record(node.name, name, await run(), helloUs, round);
+      }
+    }
+    const rows: Row[] = [{ suite: "edge", case: `server CPU per request: trivial node:http server, ${CLIENTS} keep-alive clients (µs)`, ours: median(helloMicros), unit: "µs" }];
+    for (const c of cases.values()) {
+      const budget = c.store === "lmdb" ? BUDGET[c.case] : undefined;
+      rows.push({
+        suite: "edge",
+        case: `server CPU per ${c.case}, serve on ${c.store} (µs; ratio: median of per-round multiples of a hello request; ${median(c.rates).toFixed(0)} ops/s)`,
+        ours: median(c.micros),
+        theirs: median(helloMicros),
+        theirName: "hello request",
+        ratio: median(c.multiples),
+        target: budget,
+        atMost: true,
+        unit: "µs",
+      });
+    }
+    return { rows, cases: [...cases.values()], hello: helloMicros };
+  } finally {
+    await hello.stop();
+    await Promise.all(nodes.map((n) => n.close()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
