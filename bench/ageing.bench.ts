@@ -31,7 +31,7 @@ import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import pg from "pg";
+import { adminQuery, databaseUrl, postgresServer } from "./postgres.js";
 import { toHex } from "../src/bytes/hex.js";
 import { TOTAL_SUPPLY } from "../src/bytes/limits.js";
 import { ed25519Address, ed25519PublicKey } from "../src/crypto/index.js";
@@ -181,23 +181,12 @@ function lmdbPlace(path: string): Place {
 
 const lmdbEngine: Engine = { name: "lmdb", fresh: async () => lmdbPlace(mkdtempSync(join(tmpdir(), "chrysalis-ageing-"))) };
 
-async function adminQuery<T extends pg.QueryResultRow = pg.QueryResultRow>(serverUrl: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
 function postgresPlace(serverUrl: string, name: string): Place {
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
+  const url = databaseUrl(serverUrl, name);
   return {
     engine: "postgres",
-    args: ["--database", url.toString()],
-    store: () => new PostgresStore({ connectionString: url.toString(), maxConnections: 8 }),
+    args: ["--database", url],
+    store: () => new PostgresStore({ connectionString: url, maxConnections: 8 }),
     diskBytes: async () => Number((await adminQuery<{ size: string }>(serverUrl, "SELECT pg_database_size($1) AS size", [name]))[0]!.size),
     async copy() {
       const copy = `chrysalis_ageing_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
@@ -228,19 +217,6 @@ function postgresEngine(serverUrl: string): Engine {
   };
 }
 
-async function postgresServer(): Promise<string | undefined> {
-  const url = process.env.CHRYSALIS_BENCH_DATABASE_URL || process.env.CHRYSALIS_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    return url;
-  } catch (error) {
-    console.log(`ageing bench: PostgreSQL skipped, no server at ${new URL(url).host} (${(error as Error).message})`);
-    return undefined;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
 
 // -----------------------------------------------------------------------------------------------------------------
 // Filling a store through the node, with its coordinator
@@ -618,7 +594,7 @@ async function writeDurably(file: string, bytes: Uint8Array): Promise<void> {
 // -----------------------------------------------------------------------------------------------------------------
 
 export default async function ageingBench(): Promise<Row[]> {
-  const serverUrl = await postgresServer();
+  const serverUrl = await postgresServer("ageing");
   const engines: Engine[] = [lmdbEngine, ...(serverUrl !== undefined ? [postgresEngine(serverUrl)] : [])];
   const rows: Row[] = [];
   const work = mkdtempSync(join(tmpdir(), "chrysalis-ageing-files-"));

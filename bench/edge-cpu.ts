@@ -15,7 +15,7 @@ import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
+import { benchDatabase, postgresServer } from "./postgres.js";
 import { generateIdentityKeyPair, signNonce } from "../src/auth/index.js";
 import { toHex } from "../src/bytes/hex.js";
 import { encodeMessage } from "../src/model/codec.js";
@@ -164,30 +164,6 @@ server.listen(0, "127.0.0.1", () => process.stdout.write("listening on http://12
 process.once("SIGTERM", () => process.exit(0));
 `;
 
-async function postgresServer(): Promise<string | undefined> {
-  const url = process.env.CHRYSALIS_BENCH_DATABASE_URL || process.env.CHRYSALIS_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    return url;
-  } catch (error) {
-    console.log(`edge bench: PostgreSQL skipped, no server at ${new URL(url).host} (${(error as Error).message})`);
-    return undefined;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-async function adminQuery(serverUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 interface Storage {
   args: string[];
   remove(): Promise<void>;
@@ -199,11 +175,8 @@ function lmdbStorage(): Storage {
 }
 
 async function postgresStorage(serverUrl: string): Promise<Storage> {
-  const name = `chrysalis_edge_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return { args: ["--database", url.toString()], remove: () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  const db = await benchDatabase(serverUrl, "chrysalis_edge");
+  return { args: ["--database", db.url], remove: db.remove };
 }
 
 interface Identity {
@@ -320,7 +293,7 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
   const files = { secret: join(dir, "jwt-secret"), identities: join(dir, "identities.json") };
   writeFileSync(files.secret, SECRET, { mode: 0o600 });
   writeFileSync(files.identities, JSON.stringify(Object.fromEntries(identities.map((x) => [x.id, toHex(x.publicKey)]))));
-  const serverUrl = await postgresServer();
+  const serverUrl = await postgresServer("edge");
   const hello = await spawnServer("hello", ["-e", HELLO]);
   const nodes: NodeUnderTest[] = [];
   try {

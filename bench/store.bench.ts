@@ -13,7 +13,7 @@ import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
+import { benchDatabase, postgresServer } from "./postgres.js";
 import { bech32Address, ed25519Address, ed25519PublicKey } from "../src/crypto/index.js";
 import { encodeMessage } from "../src/model/codec.js";
 import { messageId, networkId, outputId, transactionId } from "../src/model/ids.js";
@@ -194,37 +194,6 @@ async function run(engine: Engine, workload: Workload, genesis: Wallet): Promise
   }
 }
 
-async function postgresServer(): Promise<string | undefined> {
-  const url = process.env.CHRYSALIS_BENCH_DATABASE_URL || process.env.CHRYSALIS_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    return url;
-  } catch (error) {
-    console.log(`store bench: PostgreSQL skipped, no server at ${new URL(url).host} (${(error as Error).message})`);
-    return undefined;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-async function adminQuery(serverUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-async function database(serverUrl: string): Promise<{ url: string; remove(): Promise<void> }> {
-  const name = `chrysalis_bench_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), remove: () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
-}
 
 function directory(): { path: string; remove(): Promise<void> } {
   const path = mkdtempSync(join(tmpdir(), "chrysalis-bench-"));
@@ -258,7 +227,7 @@ async function restartMs(args: string[]): Promise<number> {
 }
 
 export default async function storeBench(): Promise<Row[]> {
-  const serverUrl = await postgresServer();
+  const serverUrl = await postgresServer("store");
   const engines: Engine[] = [
     { name: "memory", fresh: async () => ({ args: ["--in-memory"], remove: async () => undefined }) },
     {
@@ -273,7 +242,7 @@ export default async function storeBench(): Promise<Row[]> {
     engines.push({
       name: "postgres",
       fresh: async () => {
-        const db = await database(serverUrl);
+        const db = await benchDatabase(serverUrl, "chrysalis_bench");
         return { args: ["--database", db.url], remove: db.remove };
       },
     });
@@ -328,8 +297,8 @@ export default async function storeBench(): Promise<Row[]> {
     await lmdbFull.remove();
   }
   if (serverUrl !== undefined) {
-    const emptyDb = await database(serverUrl);
-    const fullDb = await database(serverUrl);
+    const emptyDb = await benchDatabase(serverUrl, "chrysalis_bench");
+    const fullDb = await benchDatabase(serverUrl, "chrysalis_bench");
     try {
       await fill(new PostgresStore({ connectionString: emptyDb.url }), 0);
       const filled = performance.now();
