@@ -346,6 +346,19 @@ interface Serve {
   stop(): Promise<void>;
 }
 
+/** SIGTERM, then SIGKILL if the process has not exited within 20 s; resolves once it has exited. */
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise<void>((done) => {
+    if (child.exitCode !== null || child.signalCode !== null) return done();
+    const kill = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    child.once("exit", () => {
+      clearTimeout(kill);
+      done();
+    });
+    child.kill("SIGTERM");
+  });
+}
+
 function startServe(args: string[]): Promise<Serve> {
   const child = spawn(process.execPath, [CLI, "serve", "--host", "127.0.0.1", "--port", "0", "--network", NETWORK, "--min-pow-score", "0", "--no-pow", "--no-rate-limits", "--no-mqtt", "--log-level", "warn", ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
@@ -365,16 +378,7 @@ function startServe(args: string[]): Promise<Serve> {
         url: new URL(m[1]!),
         child,
         output: () => out,
-        stop: () =>
-          new Promise<void>((done) => {
-            if (child.exitCode !== null || child.signalCode !== null) return done();
-            const kill = setTimeout(() => child.kill("SIGKILL"), 20_000);
-            child.once("exit", () => {
-              clearTimeout(kill);
-              done();
-            });
-            child.kill("SIGTERM");
-          }),
+        stop: () => stopChild(child),
       });
     });
     child.once("exit", (code) => {
@@ -434,16 +438,7 @@ async function startPrunableNode(storage: string): Promise<Serve & { prune(): Pr
       waiters.push({ pattern, resolve: (found) => (clearTimeout(timer), resolve(found)) });
       child.once("exit", (code) => (clearTimeout(timer), reject(new Error(`ageing bench: the node exited (${code}): ${out.slice(-500)}`))));
     });
-  const stop = (): Promise<void> =>
-    new Promise<void>((done) => {
-      if (child.exitCode !== null || child.signalCode !== null) return done();
-      const kill = setTimeout(() => child.kill("SIGKILL"), 20_000);
-      child.once("exit", () => {
-        clearTimeout(kill);
-        done();
-      });
-      child.kill("SIGTERM");
-    });
+  const stop = (): Promise<void> => stopChild(child);
   try {
     const listening = await wait(/listening on (http:\/\/\S+)/, 60_000, "listen");
     return {

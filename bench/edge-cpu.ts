@@ -46,12 +46,13 @@ const wanted = (among: string[] | undefined, name: string): boolean => among ===
 /** The budgets of issue 19, as multiples of a trivial server's request; undefined: reported only. */
 const BUDGET: Record<string, number | undefined> = { login: 6, "complete submission": 4, "raw read": 1.5 };
 
-interface Answer {
+export interface Answer {
   status: number;
   body: string;
 }
 
-function send(agent: Agent, port: number, method: string, path: string, body?: string | Uint8Array, headers: Record<string, string> = {}): Promise<Answer> {
+/** One request on a keep-alive agent, its whole body read as text (the edge suites' load generators). */
+export function send(agent: Agent, port: number, method: string, path: string, body?: string | Uint8Array, headers: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const h: Record<string, string> = { ...headers };
     if (body !== undefined) h["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.length);

@@ -3,7 +3,7 @@
 // in the main thread. Rounds interleave the cases so that a machine busy with other work slows them alike; medians.
 // Then the server-side PoW path: what it adds per message beyond the hashing itself (score 100, one worker), and the
 // server's CPU per operation on LMDB and PostgreSQL as multiples of a trivial server's request (edge-cpu.ts).
-import { Agent, request } from "node:http";
+import { Agent } from "node:http";
 import { Worker } from "node:worker_threads";
 import { generateIdentityKeyPair, signNonce } from "../src/auth/index.js";
 import { toHex } from "../src/bytes/hex.js";
@@ -12,7 +12,7 @@ import { messageId, networkId } from "../src/model/ids.js";
 import type { Message } from "../src/model/types.js";
 import { createHandler, createNode } from "../src/node/index.js";
 import { powDigest, searchNonce, targetZeros } from "../src/pow/index.js";
-import { cpuPerOperation } from "./edge-cpu.js";
+import { cpuPerOperation, send, type Answer } from "./edge-cpu.js";
 import type { Row } from "./harness.js";
 
 const NETWORK = "chrysalis-bench";
@@ -21,28 +21,6 @@ const ROUNDS = 3;
 const SECONDS = 3;
 const IDENTITIES_PER_CLIENT = 16;
 const SECRET = "a benchmark jwt secret of at least thirty-two bytes";
-
-interface Answer {
-  status: number;
-  body: string;
-}
-
-function send(agent: Agent, port: number, method: string, path: string, body?: Uint8Array | string, headers: Record<string, string> = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const h: Record<string, string> = { ...headers };
-    if (body !== undefined) h["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.length);
-    const req = request({ host: "127.0.0.1", port, method, path, agent, headers: h }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
-}
 
 /** Runs `step` on CLIENTS concurrent loops for SECONDS; returns operations per second (a step may be several requests). */
 async function load(port: number, step: (agent: Agent, client: number, i: number) => Promise<void>): Promise<number> {
