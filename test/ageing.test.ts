@@ -18,7 +18,6 @@
 //    the node goes on serving, and the snapshot's name never holds a partial file. What the CLI promises (its usage
 //    and writeFileAtomically in src/cli/storage.ts): the file is written to <file>.tmp, fsynced and renamed over
 //    <file>, so a kill leaves at most a stray <file>.tmp, which the next run writes over.
-import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, watch } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
@@ -31,7 +30,7 @@ import { messageId, networkId, outputId, transactionId } from "../src/model/ids.
 import { buildTransactionPayload } from "../src/model/transaction.js";
 import type { Message, Output } from "../src/model/types.js";
 import { decodeSnapshot } from "../src/node/snapshot.js";
-import { CLI, killAll, startServe, type ServeProcess } from "./serve-process.js";
+import { cliProcess, killAll, runCli, startServe, type ServeProcess } from "./serve-process.js";
 import { createTestDatabase, postgresUrl, tempDir, wallet, type TestDatabase, type Wallet } from "./store-helpers.js";
 
 const NETWORK = "chrysalis-ageing";
@@ -56,33 +55,6 @@ afterAll(killAll);
 // ---------------------------------------------------------------------------------------------------------------
 // The CLI, messages and the HTTP API
 
-interface CliResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `chrysalis <args>` to its end (SIGKILL after `timeoutMs`). */
-function cli(args: readonly string[], timeoutMs = 60_000): Promise<CliResult> {
-  return cliProcess(args, timeoutMs).done;
-}
-
-function cliProcess(args: readonly string[], timeoutMs = 60_000): { pid: number; kill(): void; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-  const done = new Promise<CliResult>((resolve) =>
-    child.once("exit", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    }),
-  );
-  return { pid: child.pid!, kill: () => child.kill("SIGKILL"), done };
-}
 
 interface Stats {
   engine: string;
@@ -96,14 +68,14 @@ interface Stats {
 }
 
 async function dbStats(storeArgs: readonly string[]): Promise<Stats> {
-  const r = await cli(["db", "stats", ...storeArgs, "--json"]);
+  const r = await runCli(["db", "stats", ...storeArgs, "--json"]);
   expect(r.code, `db stats: ${r.stderr}`).toBe(0);
   return JSON.parse(r.stdout) as Stats;
 }
 
 /** `db verify` on the store: exit 0 and its one line. */
 async function expectVerified(storeArgs: readonly string[]): Promise<string> {
-  const r = await cli(["db", "verify", ...storeArgs]);
+  const r = await runCli(["db", "verify", ...storeArgs]);
   expect(r.code, `db verify said: ${r.stdout}${r.stderr}`).toBe(0);
   expect(r.stdout).toMatch(/^consistent: /);
   return r.stdout.trim();
@@ -808,7 +780,7 @@ function ageingSuite(engine: Engine): void {
     })();
 
     // One whole run first: how long it takes, and that the file it leaves is a whole snapshot.
-    const whole = await cli(["snapshot", "create", file, ...storage.args]);
+    const whole = await runCli(["snapshot", "create", file, ...storage.args]);
     expect(whole.code, whole.stderr).toBe(0);
     const complete = decodeSnapshot(readFileSync(file));
     expect(complete.outputs.length).toBeGreaterThan(FUNDERS * FAN_OUT);
@@ -867,7 +839,7 @@ function ageingSuite(engine: Engine): void {
     expect((await fetch(`${node.url}/api/v1/messages/${s.id}/raw`)).status).toBe(200);
     expect(await node.stop()).toBe(0);
     // The temporary file a kill leaves is written over by the next run, which leaves a whole snapshot under the name.
-    const again = await cli(["snapshot", "create", file, ...storage.args]);
+    const again = await runCli(["snapshot", "create", file, ...storage.args]);
     expect(again.code, again.stderr).toBe(0);
     expect(decodeSnapshot(readFileSync(file)).outputs.length).toBeGreaterThan(FUNDERS * FAN_OUT);
     expect(readdirSync(dir.path)).toEqual(["ledger.snapshot"]);

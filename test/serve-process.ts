@@ -85,22 +85,41 @@ export function startServe(args: readonly string[], env: Record<string, string> 
   });
 }
 
-/** Runs `serve` expecting it to fail at start: its exit code and output. */
-export function failingServe(args: readonly string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, "serve", "--host", "127.0.0.1", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+/** What a CLI run ended with. */
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts `chrysalis <args>` (SIGKILL after `timeoutMs`, or by killAll): its pid, a kill, and its end. */
+export function cliProcess(args: readonly string[], env: Record<string, string> = {}, timeoutMs = 60_000): { pid: number; kill(): void; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   running.add(child);
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
   child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.once("exit", (code) => {
+  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+  const done = new Promise<CliResult>((resolve) =>
+    child.once("exit", (code, signal) => {
       clearTimeout(timer);
       running.delete(child);
-      resolve({ code, stdout, stderr });
-    });
-  });
+      resolve({ code, signal, stdout, stderr });
+    }),
+  );
+  return { pid: child.pid!, kill: () => child.kill("SIGKILL"), done };
+}
+
+/** Runs `chrysalis <args>` to its end (SIGKILL after `timeoutMs`). */
+export function runCli(args: readonly string[], timeoutMs = 60_000): Promise<CliResult> {
+  return cliProcess(args, {}, timeoutMs).done;
+}
+
+/** Runs `serve` expecting it to fail at start: its exit code and output. */
+export function failingServe(args: readonly string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<CliResult> {
+  return cliProcess(["serve", "--host", "127.0.0.1", "--port", "0", ...args], env, timeoutMs).done;
 }
 
 /** SIGKILLs every serve process still running (for afterAll). */

@@ -6,7 +6,6 @@
 // refused; then the same from that PostgreSQL node back to a new LMDB directory. Without a PostgreSQL server the
 // middle hop is LMDB → LMDB (the global setup prints the one line saying PostgreSQL tests are skipped). And the refusals
 // of `serve --snapshot`: an existing store, a snapshot of another network, another coordinator key (exit 1, one line).
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,7 +18,7 @@ import { decodeMessage } from "../src/model/codec.js";
 import { milestonePublicKey, verifyMilestoneSignatures } from "../src/model/milestone.js";
 import { decodeSnapshot, type LedgerSnapshot } from "../src/node/index.js";
 import { randomSeed, walletAddress, within } from "./clients-helpers.js";
-import { CLI, failingServe, killAll, startServe, type ServeProcess } from "./serve-process.js";
+import { failingServe, killAll, runCli, startServe, type ServeProcess } from "./serve-process.js";
 import { createTestDatabase, postgresUrl, tempDir, type TestDatabase } from "./store-helpers.js";
 
 // iota.js 1.8.6's sendAdvanced (its typings are not reachable under NodeNext: see test/client-drivers.d.ts).
@@ -44,21 +43,6 @@ function nodeArgs(keyFile: string): string[] {
   return ["--network", NETWORK, "--coordinator-key-file", keyFile, "--milestone-interval", "200ms", "--min-pow-score", "10", "--workers", "1", "--no-rate-limits", "--no-mqtt", "--log-level", "warn"];
 }
 
-/** Runs the CLI (not serve) to its exit, bounded: code, stdout, stderr. */
-function cli(args: readonly string[], timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 function oneLine(stderr: string): string {
   const lines = stderr.split("\n").filter((l) => l.trim() !== "");
@@ -124,7 +108,7 @@ async function unspentOf(client: SingleNodeClient, seed: Ed25519Seed): Promise<s
 
 /** `chrysalis snapshot create` on a store a node serves; the decoded snapshot. */
 async function createSnapshot(file: string, storage: string[]): Promise<LedgerSnapshot> {
-  const r = await cli(["snapshot", "create", file, ...storage]);
+  const r = await runCli(["snapshot", "create", file, ...storage]);
   expect(r.stderr, `snapshot create failed: ${r.stderr}`).toBe("");
   expect(r.code).toBe(0);
   expect(statSync(file).size).toBeGreaterThan(0);
