@@ -7,11 +7,22 @@ import { TOTAL_SUPPLY } from "../src/bytes/limits.js";
 import { outputId, transactionId } from "../src/model/ids.js";
 import { payloadToJson } from "../src/model/json.js";
 import { buildTransactionPayload } from "../src/model/transaction.js";
-import { createCoordinator, createHandler, createMetrics, createNode, createPruner, MemoryStore, MIN_PRUNE_KEEP, pruneKeepProblem, type PruneStep } from "../src/node/index.js";
+import { createCoordinator, createHandler, createMetrics, createNode, createPruner, MemoryStore, MIN_PRUNE_KEEP, pruneKeepProblem, type NodeStore, type PruneStep } from "../src/node/index.js";
 import { genesisLedger, GENESIS_TX, indexationJson, until, wallet } from "./node-helpers.js";
 
 const KEEP = MIN_PRUNE_KEEP;
 const seed = (): Uint8Array => globalThis.crypto.getRandomValues(new Uint8Array(32));
+
+/** The node's own store with some of its methods answered otherwise (every other call goes to the store itself). */
+function storeWith(store: NodeStore, overrides: Partial<NodeStore>): NodeStore {
+  return new Proxy(store, {
+    get(target, property) {
+      if (Object.hasOwn(overrides, property)) return overrides[property as keyof NodeStore];
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
 
 describe("the pruner", () => {
   it("keeps latest − keep after each milestone; pruned messages and milestones 404, recent ones and the ledger stay", async () => {
@@ -136,22 +147,16 @@ describe("the pruner", () => {
       let calls = 0;
       let inFlight = 0;
       const store = node.store;
-      const slow = new Proxy(store, {
-        get(target, property) {
-          const value = Reflect.get(target, property, target) as unknown;
-          if (property === "prune") {
-            return async (target_: number, batch: number) => {
-              calls++;
-              inFlight++;
-              await new Promise((r) => setTimeout(r, 30));
-              try {
-                return await store.prune(target_, batch);
-              } finally {
-                inFlight--;
-              }
-            };
+      const slow = storeWith(store, {
+        async prune(target: number, batch: number) {
+          calls++;
+          inFlight++;
+          await new Promise((r) => setTimeout(r, 30));
+          try {
+            return await store.prune(target, batch);
+          } finally {
+            inFlight--;
           }
-          return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
         },
       });
       const slowPruner = createPruner(slow, { keep: KEEP, batch: 1 });
@@ -215,13 +220,7 @@ describe("the pruner", () => {
     const coordinator = createCoordinator(node, { keys: [seed()] });
     let size = 1000;
     // The node's own store, answering bytes() as a database whose freed space is kept for reuse would.
-    const flat = new Proxy(node.store, {
-      get(target, property) {
-        if (property === "bytes") return async () => size;
-        const value = Reflect.get(target, property, target) as unknown;
-        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const flat = storeWith(node.store, { bytes: async () => size });
     const pruner = createPruner(flat, { keep: 0, sizeTarget: 500 });
     try {
       for (let i = 0; i < 60; i++) await coordinator.issue();
@@ -245,13 +244,7 @@ describe("the pruner", () => {
     const coordinator = createCoordinator(node, { keys: [seed()] });
     const reclaimedAt: number[] = [];
     // The memory engine needs no reclaim; this one counts when the pruner would have PostgreSQL vacuum.
-    const counting = new Proxy(node.store, {
-      get(target, property) {
-        if (property === "reclaim") return async () => void reclaimedAt.push(await target.pruningIndex());
-        const value = Reflect.get(target, property, target) as unknown;
-        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const counting = storeWith(node.store, { reclaim: async () => void reclaimedAt.push(await node.store.pruningIndex()) });
     const pruner = createPruner(counting, { keep: KEEP });
     try {
       for (let i = 0; i < KEEP; i++) await coordinator.issue();
