@@ -14,6 +14,8 @@ const records: AccessRecord[] = [
   { method: "GET", route: "message-raw", path: "/api/v1/messages/ab/raw", status: 200, ms: 0.123456789, client: "127.0.0.1" },
   { method: "POST", route: "messages", path: '/api/v1/"quoted"\\back\u0001slash\u2028', status: 503, ms: 12, client: "::1" },
   { method: "-", route: "-", path: "-", status: 408, ms: 0, client: "2001:db8::1" },
+  // A surrogate pair, DEL and U+2028 pass through unescaped, as pino writes them.
+  { method: "GET", route: "-", path: "/\ud83d\ude00/\u007f/\u2028", status: 404, ms: 1.5, client: "::ffff:127.0.0.1" },
 ];
 
 describe("an access record of the node's own logger is the line pino writes", () => {
@@ -30,6 +32,15 @@ describe("an access record of the node's own logger is the line pino writes", ()
     const untimed = (line: string): string => line.replace(/"time":\d+/, '"time":0');
     expect(ours.lines.map(untimed)).toEqual(theirs.lines.map(untimed));
     expect(ours.lines.every((line) => line.endsWith("}\n"))).toBe(true);
+  });
+
+  it("a lone surrogate is escaped as JSON.stringify does (pino would write it raw, and UTF-8 would lose it)", () => {
+    const out = capture();
+    const path = "/a\ud800b/\udfff";
+    logAccess(createLogger({ destination: out, pretty: false }), { ...records[0]!, path });
+    expect(out.lines[0]).toContain(`"path":${JSON.stringify(path)},`);
+    expect(out.lines[0]).toContain("\\ud800");
+    expect((JSON.parse(out.lines[0]!) as { path: string }).path).toBe(path);
   });
 
   it("keeps the level: info records stop below info, 5xx ones at warn", () => {
