@@ -2,7 +2,7 @@
 // histograms, logins, rate-limited requests and refused connections, the PoW queue and hash rate, messages accepted,
 // the store's latency per operation, its size and pruning, and prom-client's process metrics (CPU, memory, event-loop
 // lag).
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from "prom-client";
 import type { NodeStats } from "../pipeline.js";
 import type { NodeStore, PruneStep } from "../store/contract.js";
 import type { RateClass } from "./limits.js";
@@ -13,6 +13,93 @@ const STORE_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0
 /** The store's size and pruning index are read at a scrape at most this often: scrapes from several Prometheus servers
  * (or a dashboard refreshing) do not each cost the store a size query. */
 export const STORE_READ_INTERVAL_MS = 5000;
+
+// The per-request and per-store-call series are kept as plain counts, each series found once and then held (a request's
+// by one Map lookup on route, method and status; a store operation's by its wrapper), and written out by prom-client's
+// registry at a scrape. prom-client's own Counter.inc and Histogram.observe hash their label object on every call: with
+// the store's timing, that was about a twentieth of a trivial request's CPU on every request.
+
+type Labels = Readonly<Record<string, string>>;
+
+/** One histogram series: counts per bucket (not cumulative; the last is +Inf), their sum and count. */
+class HistogramSeries {
+  readonly counts: Float64Array;
+  sum = 0;
+  count = 0;
+
+  constructor(
+    readonly labels: Labels,
+    readonly bounds: readonly number[],
+  ) {
+    this.counts = new Float64Array(bounds.length + 1);
+  }
+
+  observe(value: number): void {
+    const bounds = this.bounds;
+    let i = 0;
+    while (i < bounds.length && value > bounds[i]!) i++;
+    this.counts[i]!++;
+    this.sum += value;
+    this.count++;
+  }
+}
+
+/** One counter series. */
+class CounterSeries {
+  value = 0;
+  constructor(readonly labels: Labels) {}
+}
+
+/** A counter or histogram whose series are looked up by the caller once and then updated directly; registered with
+ * the registry as prom-client's own metrics are (get() gives prom-client's shape, so the exposition is the same). */
+class SeriesMetric<S extends HistogramSeries | CounterSeries> {
+  readonly aggregator = "sum";
+  readonly #series = new Map<string, S>();
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly type: "counter" | "histogram",
+    private readonly make: (labels: Labels) => S,
+    registry: Registry,
+  ) {
+    registry.registerMetric(this as unknown as Metric);
+  }
+
+  /** The series of these labels (made on first use). */
+  series(labels: Labels): S {
+    const key = Object.values(labels).join("\u0000");
+    let found = this.#series.get(key);
+    if (found === undefined) this.#series.set(key, (found = this.make(labels)));
+    return found;
+  }
+
+  reset(): void {
+    this.#series.clear();
+  }
+
+  async get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: { labels: Record<string, string | number>; value: number; metricName?: string }[] }> {
+    const values: { labels: Record<string, string | number>; value: number; metricName?: string }[] = [];
+    for (const s of this.#series.values()) {
+      if (s instanceof CounterSeries) {
+        values.push({ labels: { ...s.labels }, value: s.value });
+        continue;
+      }
+      const bounds = s.bounds;
+      let cumulative = 0;
+      for (let i = 0; i <= bounds.length; i++) {
+        cumulative += s.counts[i]!;
+        values.push({ labels: { le: i < bounds.length ? bounds[i]! : "+Inf", ...s.labels }, value: cumulative, metricName: `${this.name}_bucket` });
+      }
+      values.push({ labels: { ...s.labels }, value: s.sum, metricName: `${this.name}_sum` });
+      values.push({ labels: { ...s.labels }, value: s.count, metricName: `${this.name}_count` });
+    }
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+  }
+}
+
+const counter = (name: string, help: string, registry: Registry) => new SeriesMetric(name, help, "counter", (labels) => new CounterSeries(labels), registry);
+const histogram = (name: string, help: string, buckets: readonly number[], registry: Registry) => new SeriesMetric(name, help, "histogram", (labels) => new HistogramSeries(labels, buckets), registry);
 
 /** Where the node's own counters come from at scrape time. */
 export interface MetricsSource {
@@ -44,13 +131,15 @@ export function createMetrics(): EdgeMetrics {
   collectDefaultMetrics({ register: registry, prefix: "chrysalis_" });
   let source: MetricsSource | undefined;
 
-  const requests = new Counter({ name: "chrysalis_http_requests_total", help: "HTTP requests answered, by route, method and status", labelNames: ["route", "method", "status"] as const, registers: [registry] });
-  const latency = new Histogram({ name: "chrysalis_http_request_duration_seconds", help: "Time from a request's arrival to its answer, by route and method", labelNames: ["route", "method"] as const, buckets: LATENCY_BUCKETS, registers: [registry] });
-  const logins = new Counter({ name: "chrysalis_logins_total", help: "Prove-ownership proofs, by result (success: a JWT was issued)", labelNames: ["result"] as const, registers: [registry] });
+  const requests = counter("chrysalis_http_requests_total", "HTTP requests answered, by route, method and status", registry);
+  const latency = histogram("chrysalis_http_request_duration_seconds", "Time from a request's arrival to its answer, by route and method", LATENCY_BUCKETS, registry);
+  const logins = counter("chrysalis_logins_total", "Prove-ownership proofs, by result (success: a JWT was issued)", registry);
+  // The series one answered request updates, by route, method and status.
+  const perAnswer = new Map<string, { requests: CounterSeries; latency: HistogramSeries; login: CounterSeries | undefined }>();
   const limited = new Counter({ name: "chrysalis_rate_limited_total", help: "Requests refused with 429, by rate class", labelNames: ["class"] as const, registers: [registry] });
   const refused = new Counter({ name: "chrysalis_connections_refused_total", help: "Connections refused at a cap, by which cap", labelNames: ["cap"] as const, registers: [registry] });
   const open = new Gauge({ name: "chrysalis_connections_open", help: "Connections open now", registers: [registry] });
-  const storeLatency = new Histogram({ name: "chrysalis_store_operation_seconds", help: "Time a store operation took, by operation", labelNames: ["operation"] as const, buckets: STORE_BUCKETS, registers: [registry] });
+  const storeLatency = histogram("chrysalis_store_operation_seconds", "Time a store operation took, by operation", STORE_BUCKETS, registry);
 
   // Node counters are read at scrape time; counters only grow, so each scrape adds what changed since the last one.
   const last = { accepted: 0, rejected: 0, hashes: 0, at: performance.now() };
@@ -93,9 +182,16 @@ export function createMetrics(): EdgeMetrics {
   return {
     registry,
     request(method, route, status, seconds) {
-      requests.inc({ route, method, status: String(status) });
-      latency.observe({ route, method }, seconds);
-      if (route === "prove-ownership" && method === "POST") logins.inc({ result: status === 200 ? "success" : "failure" });
+      const key = `${route} ${method} ${status}`;
+      let series = perAnswer.get(key);
+      if (series === undefined) {
+        const login = route === "prove-ownership" && method === "POST" ? logins.series({ result: status === 200 ? "success" : "failure" }) : undefined;
+        series = { requests: requests.series({ route, method, status: String(status) }), latency: latency.series({ route, method }), login };
+        perAnswer.set(key, series);
+      }
+      series.requests.value++;
+      series.latency.observe(seconds);
+      if (series.login !== undefined) series.login.value++;
     },
     rateLimited: (rateClass) => limited.inc({ class: rateClass }),
     connectionRefused: (reason) => refused.inc({ cap: reason }),
@@ -110,11 +206,11 @@ export function createMetrics(): EdgeMetrics {
           if (typeof value !== "function" || typeof property !== "string") return value;
           const known = wrappers.get(property);
           if (known !== undefined && known.method === value) return known.wrapper;
-          const labels = { operation: property };
+          const series = storeLatency.series({ operation: property });
           // Called on the store itself, not the proxy: engines keep private (#) state.
           const wrapper = (...args: unknown[]): unknown => {
             const started = performance.now();
-            const end = (): void => storeLatency.observe(labels, (performance.now() - started) / 1000);
+            const end = (): void => series.observe((performance.now() - started) / 1000);
             const result = (value as (...a: unknown[]) => unknown).apply(target, args);
             // then() with both handlers, not finally(): finally costs another promise and microtask on every store call
             // of every request, and the outcome passes through unchanged either way.
