@@ -66,8 +66,13 @@ const REFUSED_LINGER_MS = 1000;
 const REASON: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 429: "Too Many Requests", 431: "Request Header Fields Too Large", 503: "Service Unavailable" };
 
 const refusedSockets = new WeakSet<Socket>();
+// A write racing a socket the edge closed (a timeout) must not throw: one shared listener, not a closure per request.
+const ignoreError = (): void => undefined;
 // The status a socket-level refusal (timeout, oversized head) already wrote, for the access record of its request.
 const answeredOnSocket = new WeakMap<Socket, number>();
+
+// The client went away before the answer was complete: the Request's signal aborts with this (it cancels a PoW job).
+const gone = (): DOMException => new DOMException("the client closed the connection", "AbortError");
 
 function errorBody(status: number, reason: string, message: string): string {
   return JSON.stringify({ error: { code: String(status), message, reason } });
@@ -92,18 +97,18 @@ function toRequest(req: IncomingMessage, signal: AbortSignal, origin: string): R
   return new Request(new URL(req.url ?? "/", origin), init);
 }
 
-async function writeResponse(response: Reply, res: ServerResponse, close: boolean): Promise<void> {
-  if (response instanceof Answer) {
-    // Built by the router with its bytes at hand: head and body leave together, no Response or stream in between.
-    const headers: Record<string, string> = { ...response.headers };
-    if (close) headers.connection = "close";
-    const body = response.body;
-    if (body !== null) headers["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.length);
-    res.writeHead(response.status, headers);
-    if (body === null) res.end();
-    else res.end(body);
-    return;
-  }
+/** An Answer, built by the router with its bytes at hand: head and body leave together, no Response or stream between. */
+function writeAnswer(answer: Answer, res: ServerResponse, close: boolean): void {
+  const headers = answer.headers;
+  if (close) headers.connection = "close";
+  const body = answer.body;
+  if (body !== null) headers["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.length);
+  res.writeHead(answer.status, headers);
+  if (body === null) res.end();
+  else res.end(body);
+}
+
+async function writeResponse(response: Response, res: ServerResponse, close: boolean): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, key) => {
     headers[key] = value;
@@ -182,11 +187,15 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
       const rawUrl = req.url ?? "/";
       const query = rawUrl.indexOf("?");
       const path = (query >= 0 ? rawUrl.slice(0, query) : rawUrl).slice(0, 200);
-      res.on("error", () => undefined); // a write racing a socket the edge closed (timeout) must not throw
+      res.on("error", ignoreError);
+      // The NodeRequest whose signal aborts when the client goes away before the answer is complete.
+      let light: NodeRequest | undefined;
       let done = false;
+      // One close listener per request: it aborts an unfinished request and records the answer.
       const finish = (): void => {
         if (done) return;
         done = true;
+        if (light !== undefined && !res.writableFinished) light.abort(gone());
         const status = res.headersSent ? res.statusCode : (answeredOnSocket.get(socket) ?? 499);
         edge.record({ method, route: context.route ?? "-", path, status, ms: performance.now() - started, client });
         inFlight--;
@@ -221,16 +230,11 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
         return;
       }
 
-      // The client went away before the answer was complete: abort the Request's signal (this cancels a PoW job).
-      const gone = (): DOMException => new DOMException("the client closed the connection", "AbortError");
       let request: Request;
       try {
         const origin = `http://${req.headers.host ?? host}`;
         if (lightRequests) {
-          const light = new NodeRequest(req, origin);
-          res.on("close", () => {
-            if (!res.writableFinished) light.abort(gone());
-          });
+          light = new NodeRequest(req, origin);
           request = light;
         } else {
           const controller = new AbortController();
@@ -243,14 +247,23 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
         answerJson(res, 400, errorBody(400, "MALFORMED_REQUEST", "malformed request"), {});
         return;
       }
-      run(request, context)
-        .then((response) => (res.destroyed ? undefined : writeResponse(response, res, draining)))
-        .catch(() => {
-          // The router answers every error itself; a rejection here is a bug in a handler given to serve().
-          if (res.headersSent) res.destroy();
-          else answerJson(res, 500, errorBody(500, "INTERNAL", "internal error"), {});
-        })
-        .finally(() => drainRest(req));
+      const failed = (): void => {
+        // The router answers every error itself; a rejection here is a bug in a handler given to serve().
+        if (res.headersSent) res.destroy();
+        else answerJson(res, 500, errorBody(500, "INTERNAL", "internal error"), {});
+        drainRest(req);
+      };
+      // One then() with both handlers: a then/catch/finally chain cost two more promises on every request.
+      run(request, context).then((response) => {
+        if (res.destroyed) return drainRest(req);
+        if (!(response instanceof Answer)) return void writeResponse(response, res, draining).then(() => drainRest(req), failed);
+        try {
+          writeAnswer(response, res, draining);
+        } catch {
+          return failed();
+        }
+        drainRest(req);
+      }, failed);
     },
   );
 

@@ -76,6 +76,26 @@ export interface Edge {
   record(record: AccessRecord): void;
 }
 
+/** One request's gate: a plain object whose methods live on the class, made on every request. */
+class Gate implements EdgeGate {
+  constructor(
+    private readonly key: string,
+    private readonly classOf: (route: string, method: string) => RateClass | undefined,
+    private readonly take: (key: string, rateClass: RateClass) => NodeError | undefined,
+  ) {}
+
+  route(name: string, method: string): void {
+    const rateClass = this.classOf(name, method);
+    const refused = rateClass === undefined ? undefined : this.take(this.key, rateClass);
+    if (refused !== undefined) throw refused;
+  }
+
+  pow(): void {
+    const refused = this.take(this.key, "pow");
+    if (refused !== undefined) throw refused;
+  }
+}
+
 const DEFAULT_ROUTE_CLASSES: Readonly<Record<string, RateClass>> = {
   "GET prove-ownership": "nonce",
   "POST prove-ownership": "proof",
@@ -142,19 +162,7 @@ export function createEdge(options: EdgeOptions = {}): Edge {
       };
     },
     admitRequest: (key) => take(key, "request"),
-    gate(key) {
-      return {
-        route(name, method) {
-          const rateClass = classOf(name, method);
-          const refused = rateClass === undefined ? undefined : take(key, rateClass);
-          if (refused !== undefined) throw refused;
-        },
-        pow() {
-          const refused = take(key, "pow");
-          if (refused !== undefined) throw refused;
-        },
-      };
-    },
+    gate: (key) => new Gate(key, classOf, take),
     metricsAllowed(authorization) {
       if (tokenMatches === undefined) return true;
       return authorization?.startsWith("Bearer ") === true && tokenMatches(authorization.slice(7).trim());

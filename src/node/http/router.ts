@@ -47,6 +47,7 @@ export interface RouteCall {
  */
 export class Answer {
   readonly status: number;
+  /** This answer's own: the router adds route and CORS headers to it and the server its Content-Length, in place. */
   readonly headers: Record<string, string>;
   readonly body: string | Uint8Array | null;
 
