@@ -6,6 +6,9 @@
 // login's client signs with Ed25519); CPU per operation measures the server alone. PostgreSQL's own backends are not
 // counted: they are another process, as they would be on another machine.
 //
+// With CHRYSALIS_BASELINE=<dist directory of another build> (bench/build-baseline.sh), that build's serve runs on LMDB
+// beside ours in every round, so each case is measured before and after a change in one run.
+//
 // CHRYSALIS_EDGE_PROFILE=<dir> runs each serve under `node --cpu-prof` and writes the profiles there;
 // CHRYSALIS_EDGE_CPU_CASES=login,raw read (a list) and CHRYSALIS_EDGE_CPU_STORES=lmdb measure only those;
 // CHRYSALIS_EDGE_SERVE_ARGS=--no-metrics (a list) passes more arguments to serve.
@@ -15,6 +18,7 @@ import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { baselineDir } from "./baseline.js";
 import { benchDatabase, postgresServer } from "./postgres.js";
 import { generateIdentityKeyPair, signNonce } from "../src/auth/index.js";
 import { toHex } from "../src/bytes/hex.js";
@@ -84,23 +88,30 @@ function cpuSeconds(pid: number): { user: number; system: number } {
 interface Phase {
   /** Operations answered. */
   operations: number;
+  /** Milliseconds each operation took, as its client saw it. */
+  latencies: number[];
   /** Server CPU seconds over the phase (user + system), and the system part of it. */
   cpu: number;
   system: number;
   seconds: number;
+  /** Nonces the node's PoW workers tried over the phase (mining cases). */
+  hashes?: number;
 }
 
 /** Runs `step` on `clients` concurrent loops for SECONDS against the server `pid`, counting its CPU. */
 async function phase(pid: number, step: (agent: Agent, client: number, i: number) => Promise<void>, clients = CLIENTS): Promise<Phase> {
   const agent = new Agent({ keepAlive: true, maxSockets: clients });
   let operations = 0;
+  const latencies: number[] = [];
   const cpuBefore = cpuSeconds(pid);
   const started = performance.now();
   const end = started + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: clients }, async (_, client) => {
       for (let i = 0; performance.now() < end; i++) {
+        const at = performance.now();
         await step(agent, client, i);
+        latencies.push(performance.now() - at);
         operations++;
       }
     }),
@@ -109,7 +120,7 @@ async function phase(pid: number, step: (agent: Agent, client: number, i: number
   const cpuAfter = cpuSeconds(pid);
   agent.destroy();
   const system = cpuAfter.system - cpuBefore.system;
-  return { operations, cpu: cpuAfter.user - cpuBefore.user + system, system, seconds };
+  return { operations, latencies, cpu: cpuAfter.user - cpuBefore.user + system, system, seconds };
 }
 
 interface Server {
@@ -221,13 +232,13 @@ interface NodeUnderTest {
   close(): Promise<void>;
 }
 
-async function startNodes(name: string, storage: () => Promise<Storage>, files: { secret: string; identities: string }, who: Identity, profileDir: string | undefined): Promise<NodeUnderTest> {
+async function startNodes(name: string, storage: () => Promise<Storage>, files: { secret: string; identities: string }, who: Identity, profileDir: string | undefined, cli = CLI): Promise<NodeUnderTest> {
   const stores = [await storage(), await storage()];
   const servers: Server[] = [];
   try {
     const start = async (score: number, store: Storage): Promise<Server> => {
       const prof = profileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `serve-${name}-score${score}-${Date.now()}.cpuprofile`];
-      const args = [...prof, CLI, "serve", "--host", "127.0.0.1", "--port", "0", "--network", NETWORK, "--min-pow-score", String(score), "--workers", "1"];
+      const args = [...prof, cli, "serve", "--host", "127.0.0.1", "--port", "0", "--network", NETWORK, "--min-pow-score", String(score), "--workers", "1"];
       args.push("--no-rate-limits", "--no-dashboard", "--log-format", "json", "--jwt-secret-file", files.secret, "--identities", files.identities, ...store.args, ...EXTRA_ARGS);
       const server = await spawnServer(`serve ${name} score ${score}`, args);
       servers.push(server);
@@ -284,6 +295,30 @@ export interface CpuCase {
   micros: number[];
   multiples: number[];
   rates: number[];
+  /** Per round: the median and 99th percentile of the operations' latencies (ms). */
+  p50: number[];
+  p99: number[];
+  /** Per round, for mining: nonces the node's PoW workers tried per second (from its /metrics). */
+  hashRates: number[];
+}
+
+function percentile(values: number[], p: number): number {
+  const s = values.slice().sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * p))]!;
+}
+
+/** The node's chrysalis_pow_hashes_total, read from its /metrics. */
+async function powHashes(port: number): Promise<number> {
+  const agent = new Agent({ keepAlive: false });
+  try {
+    const answer = await send(agent, port, "GET", "/metrics");
+    expect(answer, 200, "metrics");
+    const m = /^chrysalis_pow_hashes_total (\S+)$/m.exec(answer.body);
+    if (m === null) throw new Error("the node's metrics have no chrysalis_pow_hashes_total");
+    return Number(m[1]);
+  } finally {
+    agent.destroy();
+  }
 }
 
 /** Measures every case; returns the rows and the raw per-round figures. */
@@ -299,19 +334,27 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
   const nodes: NodeUnderTest[] = [];
   try {
     if (wanted(STORES, "lmdb")) nodes.push(await startNodes("lmdb", async () => lmdbStorage(), files, identities[0]!, profileDir));
+    // The build before a change, on the same store engine, measured in the same rounds.
+    if (baselineDir !== undefined && baselineDir !== "" && wanted(STORES, "lmdb")) nodes.push(await startNodes("lmdb, before", async () => lmdbStorage(), files, identities[0]!, profileDir, join(baselineDir, "cli/main.js")));
     if (serverUrl !== undefined && wanted(STORES, "postgres")) nodes.push(await startNodes("postgres", () => postgresStorage(serverUrl), files, identities[0]!, profileDir));
     const cases = new Map<string, CpuCase>();
     const helloMicros: number[] = [];
     const record = (store: string, name: string, p: Phase, helloUs: number, round: number): void => {
       const key = `${store} ${name}`;
-      const entry = cases.get(key) ?? { store, case: name, micros: [], multiples: [], rates: [] };
+      const entry = cases.get(key) ?? { store, case: name, micros: [], multiples: [], rates: [], p50: [], p99: [], hashRates: [] };
       cases.set(key, entry);
       const us = (p.cpu / p.operations) * 1e6;
-      process.stdout.write(`  ${store}, ${name}, round ${round}: ${us.toFixed(0)} µs CPU/op (${((p.system / p.operations) * 1e6).toFixed(0)} µs system; ${(us / helloUs).toFixed(2)}× hello), ${(p.operations / p.seconds).toFixed(0)} ops/s\n`);
+      const p50 = percentile(p.latencies, 0.5);
+      const p99 = percentile(p.latencies, 0.99);
+      const hashRate = p.hashes === undefined ? "" : `, ${(p.hashes / p.seconds / 1e6).toFixed(2)} M hashes/s`;
+      process.stdout.write(`  ${store}, ${name}, round ${round}: ${us.toFixed(0)} µs CPU/op (${((p.system / p.operations) * 1e6).toFixed(0)} µs system; ${(us / helloUs).toFixed(2)}× hello), ${(p.operations / p.seconds).toFixed(0)} ops/s, p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms${hashRate}\n`);
       if (round === 0) return;
       entry.micros.push(us);
       entry.multiples.push(us / helloUs);
       entry.rates.push(p.operations / p.seconds);
+      entry.p50.push(p50);
+      entry.p99.push(p99);
+      if (p.hashes !== undefined) entry.hashRates.push(p.hashes / p.seconds);
     };
     // Round 0 warms up every server and the JIT and is not counted. Each round measures the hello server first and the
     // nodes' cases right after, so a machine busy with other work weighs on a round's figures alike.
@@ -340,12 +383,15 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
           [
             "partial",
             "partial submission mined at score 100",
-            () =>
-              phase(
+            async () => {
+              const before = await powHashes(node.mining.port);
+              const p = await phase(
                 node.mining.pid,
                 async (agent) => expect(await send(agent, node.mining.port, "POST", "/api/v1/messages", partialJson(), miningAuth), 201, "partial submission"),
                 MINING_CLIENTS,
-              ),
+              );
+              return { ...p, hashes: (await powHashes(node.mining.port)) - before };
+            },
           ],
         ];
         for (const [key, name, run] of steps) if (wanted(CASES, key)) record(node.name, name, await run(), helloUs, round);
@@ -354,6 +400,13 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
     const rows: Row[] = [{ suite: "edge", case: `server CPU per request: trivial node:http server, ${CLIENTS} keep-alive clients (µs)`, ours: median(helloMicros), unit: "µs" }];
     for (const c of cases.values()) {
       const budget = c.store === "lmdb" ? BUDGET[c.case] : undefined;
+      rows.push({
+        suite: "edge",
+        case: `${c.case}, serve on ${c.store}: throughput (ops/s), ${CLIENTS} keep-alive clients; latency p50 ${median(c.p50).toFixed(1)} ms, p99 ${median(c.p99).toFixed(1)} ms`,
+        ours: median(c.rates),
+        unit: "ops/s",
+      });
+      if (c.hashRates.length > 0) rows.push({ suite: "edge", case: `server PoW while mining at score 100, serve on ${c.store}: nonces tried per second (1 worker)`, ours: median(c.hashRates), unit: "hashes/s" });
       rows.push({
         suite: "edge",
         case: `server CPU per ${c.case}, serve on ${c.store} (µs; ratio: median of per-round multiples of a hello request; ${median(c.rates).toFixed(0)} ops/s)`,
