@@ -33,13 +33,7 @@ export class NodeRequest implements Request {
   }
 
   get headers(): Headers {
-    if (this.#headers === undefined) {
-      const headers = new Headers();
-      const raw = this.#req.rawHeaders;
-      for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-      this.#headers = headers;
-    }
-    return this.#headers;
+    return (this.#headers ??= new RawHeaders(this.#req.rawHeaders));
   }
 
   get signal(): AbortSignal {
@@ -176,5 +170,79 @@ export class NodeRequest implements Request {
   }
   clone(): Request {
     return this.#realRequest().clone();
+  }
+}
+
+// HTTP whitespace that Headers strips from both ends of a value.
+const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+
+/**
+ * Headers over node:http's raw header list. get() and has() read the list directly, with Headers' rules (names match
+ * case-insensitively, repeated headers are joined with ", " ("; " for Cookie), values lose surrounding whitespace); anything else
+ * (iteration, changes) goes to a real Headers built on first use, which then answers get() and has() too. A handler
+ * reads one to three headers of a request: building undici's Headers for that cost about a tenth of a trivial request.
+ */
+class RawHeaders implements Headers {
+  readonly #raw: readonly string[];
+  #real: Headers | undefined;
+
+  constructor(raw: readonly string[]) {
+    this.#raw = raw;
+  }
+
+  get(name: string): string | null {
+    if (this.#real !== undefined) return this.#real.get(name);
+    const wanted = name.toLowerCase();
+    const raw = this.#raw;
+    let value: string | null = null;
+    for (let i = 0; i < raw.length; i += 2) {
+      const key = raw[i]!;
+      if (key.length !== wanted.length || key.toLowerCase() !== wanted) continue;
+      const v = raw[i + 1]!.replace(EDGE_WHITESPACE, "");
+      value = value === null ? v : `${value}${wanted === "cookie" ? "; " : ", "}${v}`;
+    }
+    return value;
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== null;
+  }
+
+  #headers(): Headers {
+    if (this.#real === undefined) {
+      const headers = new Headers();
+      for (let i = 0; i < this.#raw.length; i += 2) headers.append(this.#raw[i]!, this.#raw[i + 1]!);
+      this.#real = headers;
+    }
+    return this.#real;
+  }
+
+  append(name: string, value: string): void {
+    this.#headers().append(name, value);
+  }
+  delete(name: string): void {
+    this.#headers().delete(name);
+  }
+  set(name: string, value: string): void {
+    this.#headers().set(name, value);
+  }
+  getSetCookie(): string[] {
+    return this.#headers().getSetCookie();
+  }
+  forEach(callback: (value: string, key: string, parent: Headers) => void, thisArg?: unknown): void {
+    this.#headers().forEach((value, key) => callback.call(thisArg, value, key, this));
+  }
+  // The iteration methods (in Headers at run time; this project's TypeScript lib does not declare them).
+  entries(): IterableIterator<[string, string]> {
+    return (this.#headers() as unknown as Map<string, string>).entries();
+  }
+  keys(): IterableIterator<string> {
+    return (this.#headers() as unknown as Map<string, string>).keys();
+  }
+  values(): IterableIterator<string> {
+    return (this.#headers() as unknown as Map<string, string>).values();
+  }
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
   }
 }
