@@ -1,7 +1,7 @@
 // The web-standard router under every HTTP route of the node: `(Request, context) => Promise<Response>`, so the same
 // handler runs under node:http (server.ts), Hono, Deno, Bun and workers. It matches a route table, answers 404/405,
 // CORS preflights and the error envelope, and reads bodies with a limit. No protocol rule lives here.
-import { readAtMost } from "../../bytes/bytes.js";
+import { readAtMost, utf8 } from "../../bytes/bytes.js";
 import { ProtocolError } from "../../bytes/errors.js";
 import { isLowerHex } from "../../bytes/hex.js";
 import { MESSAGE_ID_LENGTH } from "../../bytes/limits.js";
@@ -147,7 +147,7 @@ export async function readJson(request: Request, limit: number, typeChecked = fa
   const body = await readBody(request, limit);
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(body);
+    text = utf8.decode(body);
   } catch {
     throw new ProtocolError("INVALID_JSON", "the body is not valid UTF-8");
   }
