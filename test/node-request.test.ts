@@ -68,3 +68,13 @@ describe("NodeRequest headers", () => {
     expect(copy.headers.get("x-trace")).toBe("t1");
   });
 });
+
+describe("NodeRequest headers are Headers to their readers", () => {
+  it("instanceof Headers, and bearerToken reads the token from them", async () => {
+    const { bearerToken } = await import("../src/auth/index.js");
+    const req = await received(["Authorization: Bearer abc.def.ghi"]);
+    const headers = new NodeRequest(req, "http://a").headers;
+    expect(headers instanceof Headers).toBe(true);
+    expect(bearerToken(headers)).toBe("abc.def.ghi");
+  });
+});

@@ -246,3 +246,5 @@ class RawHeaders implements Headers {
     return this.entries();
   }
 }
+// It is a Headers to `instanceof` (code that tells Headers from a plain record of values); every method is its own.
+Object.setPrototypeOf(RawHeaders.prototype, Headers.prototype);
