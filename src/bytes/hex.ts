@@ -109,6 +109,21 @@ function decodeEncoded(text: string): Uint8Array | undefined {
   return seen > 255 ? undefined : out;
 }
 
+/**
+ * The hex digits `ascii[start, start + 2n)` (character codes, either case) as a new n-byte array, or undefined if any is
+ * not a hex digit: what decodeHex gives for the same digits as a string, for a reader of JSON text held as ASCII bytes.
+ */
+export function decodeHexAscii(ascii: Uint8Array, start: number, n: number): Uint8Array | undefined {
+  const out = new Uint8Array(n);
+  let seen = 0;
+  for (let j = 0, i = start; j < n; j++, i += 2) {
+    const x = HIGH[ascii[i]!]! | LOW[ascii[i + 1]!]!;
+    seen |= x;
+    out[j] = x;
+  }
+  return seen > 255 ? undefined : out;
+}
+
 /** The index of the first character of `text` that is not a hex digit (-1 if there is none). */
 export function firstNonHexDigit(text: string): number {
   for (let i = 0; i < text.length; i++) {

@@ -93,11 +93,20 @@ export function fromJsonWith(fromJson: FromJsonFn, size: SizeFn, write: WriteFn,
  */
 export function fromJsonWithBytes(fromJson: FromJsonFn, size: SizeFn, write: WriteFn, json: unknown, path = "", maxSize?: number): { value: unknown; bytes: Uint8Array } {
   const value = readJson(fromJson, json, path);
-  const n = writtenWithin(write, value, maxSize ?? scratchOutput.length);
-  if (n < 0) return { value, bytes: encodeWith(size, write, value, path, maxSize) };
+  const bytes = writtenBytes(write, value, maxSize ?? scratchOutput.length);
+  return { value, bytes: bytes ?? encodeWith(size, write, value, path, maxSize) };
+}
+
+/**
+ * The canonical bytes of a model that a JSON reader built and checked field by field, from the write pass alone (the
+ * order and array rules), copied once out of the scratch; undefined on any refusal or beyond `maxSize`.
+ */
+export function writtenBytes(write: WriteFn, value: unknown, maxSize: number): Uint8Array | undefined {
+  const n = writtenWithin(write, value, maxSize);
+  if (n < 0) return undefined;
   const bytes = allocate(n);
   bytes.set(scratchOutput.subarray(0, n));
-  return { value, bytes };
+  return bytes;
 }
 
 function readJson(fromJson: FromJsonFn, json: unknown, path: string): unknown {
