@@ -10,7 +10,7 @@ import { ed25519PublicKey, signEd25519 } from "../crypto/ed25519.js";
 import { AuthError, type AuthErrorCode } from "./errors.js";
 import { base64urlDecode, base64urlEncode } from "./base64url.js";
 import { decodeSecretKey } from "./nonce.js";
-import { hmacSha256, randomFill, verifyEd25519Strict } from "./primitives.js";
+import { hmacSha256, randomIdBytes, verifyEd25519Strict } from "./primitives.js";
 
 /** The claims of a token this layer issues and accepts. */
 export interface JwtClaims {
@@ -221,7 +221,7 @@ function buildService(verifier: Verifier, signer: Signer | undefined, options: J
       if (RESERVED_CLAIMS.has(name)) refuse("INVALID_ARGUMENT", `the claim ${name} is set by the service`, `extra.${name}`);
     }
     const iat = Math.floor(now() / 1000);
-    const claims: Record<string, unknown> = { ...extra, sub: subject, iat, exp: iat + lifetime, jti: base64urlEncode(randomFill(new Uint8Array(16))) };
+    const claims: Record<string, unknown> = { ...extra, sub: subject, iat, exp: iat + lifetime, jti: base64urlEncode(randomIdBytes(16)) };
     if (issuer !== undefined) claims.iss = issuer;
     if (audience !== undefined) claims.aud = audience;
     let payload: string;

@@ -36,4 +36,23 @@ export function randomFill(bytes: Uint8Array): Uint8Array {
   return globalThis.crypto.getRandomValues(bytes);
 }
 
+// A CSPRNG call costs about the same (~4 µs quiet, ~8 µs on a busy machine) for 16 bytes as for 4 KiB: values that
+// are made public as soon as they are drawn (token ids) come from a pool refilled a block at a time, each byte handed
+// out once. Keys and seeds never come from here (randomFill), so no secret waits in this buffer.
+const ID_POOL_BYTES = 4096;
+const idPool = new Uint8Array(ID_POOL_BYTES);
+let idPoolAt = ID_POOL_BYTES;
+
+/** `length` fresh CSPRNG bytes for a value that will be public (a JWT id), never for a key. */
+export function randomIdBytes(length: number): Uint8Array {
+  if (length > ID_POOL_BYTES) return randomFill(new Uint8Array(length));
+  if (idPoolAt + length > ID_POOL_BYTES) {
+    randomFill(idPool);
+    idPoolAt = 0;
+  }
+  const out = idPool.slice(idPoolAt, idPoolAt + length);
+  idPoolAt += length;
+  return out;
+}
+
 export const authBackend: "native" | "noble" = native ? "native" : "noble";
