@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { AuthError, createEdDsaJwt, createHs256Jwt, generateIdentityKeyPair, parseDuration, type JwtClaims, type LocalJwtService } from "../src/auth/index.js";
 import { base58Decode, base58Encode } from "../src/bytes/base58.js";
 import { randomIdBytes } from "../src/auth/primitives.js";
+import { base64urlDecode, base64urlEncode, base64urlEncodeJs } from "../src/auth/base64url.js";
 
 const SECRET = new TextEncoder().encode("0123456789abcdef0123456789abcdef-hs256");
 const T0 = 1_800_000_000_000;
@@ -365,5 +366,22 @@ describe("every token has its own id: 128 random bits, each drawn once", () => {
     const big = randomIdBytes(10_000);
     expect(big).toHaveLength(10_000);
     expect(big.some((b) => b !== 0)).toBe(true);
+  });
+});
+
+describe("segments are unpadded base64url, written the same by the native and the portable encoder", () => {
+  it("both encoders write the same canonical text, which decodes back to the bytes", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.nat(8), (bytes, offset) => {
+        // A view into a larger buffer, as a signature or a hash often is.
+        const view = new Uint8Array(offset + bytes.length);
+        view.set(bytes, offset);
+        const sub = view.subarray(offset);
+        const text = base64urlEncode(sub);
+        expect(text).toBe(base64urlEncodeJs(sub));
+        expect(text).toBe(Buffer.from(bytes).toString("base64url"));
+        expect(base64urlDecode(text)).toEqual(bytes);
+      }),
+    );
   });
 });
