@@ -15,6 +15,9 @@ import {
   revokeJwt,
   tokenIdentity,
 } from "../src/auth/index.js";
+import { createHash } from "node:crypto";
+import { BoundedMap } from "../src/auth/bounded-map.js";
+import { KEY_THUMBPRINT_CACHE_SIZE } from "../src/auth/identity.js";
 
 async function code(promise: Promise<unknown>): Promise<string | undefined> {
   return promise.then(
@@ -118,5 +121,33 @@ describe("a JWT from prove-ownership dies with the key that earned it", () => {
   it("the thumbprint is RFC 7638's for an OKP Ed25519 JWK (RFC 8037 appendix A.3)", () => {
     const x = Buffer.from("11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", "base64url");
     expect(keyThumbprint(new Uint8Array(x))).toBe("kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k");
+  });
+
+  it("thumbprints stay exact past the bound of the cache that remembers them", () => {
+    const reference = (key: Uint8Array): string =>
+      createHash("sha256").update(`{"crv":"Ed25519","kty":"OKP","x":"${Buffer.from(key).toString("base64url")}"}`).digest("base64url");
+    const keys = Array.from({ length: KEY_THUMBPRINT_CACHE_SIZE + 100 }, (_, i) => {
+      const key = new Uint8Array(32);
+      new DataView(key.buffer).setUint32(0, i);
+      return key;
+    });
+    // Twice round, so the second pass meets keys that were forgotten as well as keys still remembered.
+    for (let pass = 0; pass < 2; pass++) for (const key of keys) expect(keyThumbprint(key)).toBe(reference(key));
+    // The cache is keyed by the whole key: a key differing in its last byte has its own thumbprint.
+    const sibling = keys[0]!.slice();
+    sibling[31] = 1;
+    expect(keyThumbprint(sibling)).toBe(reference(sibling));
+    expect(keyThumbprint(sibling)).not.toBe(keyThumbprint(keys[0]!));
+  });
+
+  it("a bounded cache forgets its oldest entry beyond its limit and never holds more", () => {
+    const cache = new BoundedMap<string, number>(3);
+    for (const [i, key] of ["a", "b", "c", "d", "e"].entries()) cache.set(key, i);
+    expect(cache.size).toBe(3);
+    expect([cache.get("a"), cache.get("b"), cache.get("c"), cache.get("d"), cache.get("e")]).toEqual([undefined, undefined, 2, 3, 4]);
+    // Setting a key it holds replaces the value without forgetting another.
+    cache.set("c", 9);
+    expect([cache.size, cache.get("c"), cache.get("d")]).toEqual([3, 9, 3]);
+    expect(() => new BoundedMap(0)).toThrow(RangeError);
   });
 });
