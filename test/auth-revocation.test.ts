@@ -140,14 +140,19 @@ describe("a JWT from prove-ownership dies with the key that earned it", () => {
     expect(keyThumbprint(sibling)).not.toBe(keyThumbprint(keys[0]!));
   });
 
-  it("a bounded cache forgets its oldest entry beyond its limit and never holds more", () => {
-    const cache = new BoundedMap<string, number>(3);
-    for (const [i, key] of ["a", "b", "c", "d", "e"].entries()) cache.set(key, i);
-    expect(cache.size).toBe(3);
-    expect([cache.get("a"), cache.get("b"), cache.get("c"), cache.get("d"), cache.get("e")]).toEqual([undefined, undefined, 2, 3, 4]);
-    // Setting a key it holds replaces the value without forgetting another.
-    cache.set("c", 9);
-    expect([cache.size, cache.get("c"), cache.get("d")]).toEqual([3, 9, 3]);
-    expect(() => new BoundedMap(0)).toThrow(RangeError);
+  it("a bounded cache never holds more than its limit, keeps its newest half, and answers exactly what was set", () => {
+    const cache = new BoundedMap<string, number>(6);
+    for (let i = 0; i < 50; i++) {
+      cache.set(`k${i}`, i);
+      expect(cache.size).toBeLessThanOrEqual(6);
+      for (let back = 0; back < 3 && back <= i; back++) expect(cache.get(`k${i - back}`)).toBe(i - back);
+    }
+    // What it still holds is right; what it forgot answers undefined, never another value.
+    for (let i = 0; i < 50; i++) expect([undefined, i]).toContain(cache.get(`k${i}`));
+    expect(cache.get("k0")).toBeUndefined();
+    // Setting a key again replaces its value.
+    cache.set("k49", -1);
+    expect(cache.get("k49")).toBe(-1);
+    expect(() => new BoundedMap(1)).toThrow(RangeError);
   });
 });
