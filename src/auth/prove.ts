@@ -20,6 +20,7 @@
 import { constantTimeEqual } from "../bytes/bytes.js";
 import { fromHex } from "../bytes/hex.js";
 import { nonceIssuedAt, nonceMinter, MAX_ISSUED_SECONDS, MAX_LANES, type NonceMinter } from "./challenge.js";
+import { BoundedMap } from "./bounded-map.js";
 import { AuthError } from "./errors.js";
 import { keyThumbprint, validateIdentityId as defaultValidateIdentityId, type IdentityResolver } from "./identity.js";
 import { parseDuration, type JwtService } from "./jwt.js";
@@ -64,6 +65,8 @@ export const NONCE_CLOCK_SKEW_SECONDS = 1;
 export const MAX_PROOF_VERIFICATIONS = 64;
 /** (identity, second) pairs whose redeemed lanes an instance remembers; the oldest is forgotten beyond it. */
 const LANE_MEMORY = 65_536;
+/** Nonces this instance minted lately, remembered so that a login's POST finds the nonce its GET made (one MAC less). */
+const MINTED_MEMORY = 4096;
 /** Lanes of the two newest seconds tried besides the next free one (nonces issued by another instance). */
 const OTHER_LANES_TRIED = 4;
 const MIN_LIFETIME_SECONDS = 2;
@@ -114,6 +117,15 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
   const now = options.now ?? Date.now;
   const checkOnIssue = options.issueForUnknownIdentities !== true;
   const lanes = new LaneMemory();
+  // A nonce is a pure function of (key, identity, second, lane) and the key never changes once read, so a remembered
+  // nonce is exactly the one the MAC would give; a miss (another instance's GET, an evicted entry) computes it.
+  const minted = new BoundedMap<string, string>(MINTED_MEMORY);
+  function nonceOf(mint: NonceMinter, id: string, second: number, lane: number): string {
+    const key = `${second}\u0000${lane}\u0000${id}`;
+    let nonce = minted.get(key);
+    if (nonce === undefined) minted.set(key, (nonce = mint.nonce(id, second, lane)));
+    return nonce;
+  }
 
   // The key is read once from the store (created there by the first instance to ask); a failed read is retried.
   let minter: Promise<NonceMinter> | undefined;
@@ -220,7 +232,7 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
       const current = Math.floor(now() / 1000);
       const lane = firstFreeLane(lanes.mask(id, current, current));
       if (lane < 0) throw new AuthError("TOO_MANY_NONCES", `this identity proved ownership ${MAX_LANES} times this second; try again in a second`, { path: "identityId" });
-      return mint.nonce(id, current, lane);
+      return nonceOf(mint, id, current, lane);
     },
 
     async prove(identityId: string, signedNonce: string, nonce?: string): Promise<string> {
@@ -239,13 +251,13 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
       if (nonce !== undefined) {
         ({ issued, lane } = nonceIssuedAt(nonce));
         // Ours and for this identity (the MAC), before any signature work.
-        if (lane >= MAX_LANES || !constantTimeEqual(fromHex(mint.nonce(id, issued, lane)), fromHex(nonce))) throw refused();
+        if (lane >= MAX_LANES || !constantTimeEqual(fromHex(nonceOf(mint, id, issued, lane)), fromHex(nonce))) throw refused();
         if (!live(issued, current)) throw new AuthError("NONCE_EXPIRED_OR_USED", "the nonce has expired: request a new one", { path: "nonce" });
         signer = signedBy(keys, nonce, signature);
         if (signer !== undefined) matched = nonce;
       } else {
         for (const [second, candidateLane] of candidates(id, current, keys.length)) {
-          const candidate = mint.nonce(id, second, candidateLane);
+          const candidate = nonceOf(mint, id, second, candidateLane);
           signer = signedBy(keys, candidate, signature);
           if (signer !== undefined) {
             matched = candidate;
