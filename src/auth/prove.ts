@@ -256,7 +256,23 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
         signer = signedBy(keys, nonce, signature);
         if (signer !== undefined) matched = nonce;
       } else {
-        for (const [second, candidateLane] of candidates(id, current, keys.length)) {
+        // The likeliest nonce first, without the search's generator: the one this instance's GET hands out now, which a
+        // client that signs and posts at once signed. The search yields the same pair first (same lane memory, nothing
+        // awaited in between) and counts it against its budget, so skipping it there keeps the verification bound.
+        const firstLane = firstFreeLane(lanes.mask(id, current, current));
+        const first = firstLane >= 0 && current >= 0 && current <= MAX_ISSUED_SECONDS;
+        if (first) {
+          const candidate = nonceOf(mint, id, current, firstLane);
+          signer = signedBy(keys, candidate, signature);
+          if (signer !== undefined) {
+            matched = candidate;
+            issued = current;
+            lane = firstLane;
+          }
+        }
+        const search = matched === undefined ? candidates(id, current, keys.length) : [];
+        for (const [second, candidateLane] of search) {
+          if (first && second === current && candidateLane === firstLane) continue;
           const candidate = nonceOf(mint, id, second, candidateLane);
           signer = signedBy(keys, candidate, signature);
           if (signer !== undefined) {
