@@ -95,7 +95,8 @@ function toRequest(req: IncomingMessage, signal: AbortSignal, origin: string): R
 async function writeResponse(response: Reply, res: ServerResponse, close: boolean): Promise<void> {
   if (response instanceof Answer) {
     // Built by the router with its bytes at hand: head and body leave together, no Response or stream in between.
-    const headers: Record<string, string> = { ...response.headers };
+    // Object.assign, not a spread: V8's clone of `{ ...x }` takes the writes below on a slow path (1.7 vs 0.15 µs).
+    const headers: Record<string, string> = Object.assign({}, response.headers);
     if (close) headers.connection = "close";
     const body = response.body;
     if (body !== null) headers["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.length);
