@@ -3,6 +3,8 @@
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { serve } from "../src/node/index.js";
+import { NodeRequest } from "../src/node/node-request.js";
+import type { IncomingMessage } from "node:http";
 import { until } from "./node-helpers.js";
 
 function rawExchange(port: number, text: string): Promise<string> {
@@ -15,6 +17,19 @@ function rawExchange(port: number, text: string): Promise<string> {
     socket.setTimeout(5000, () => socket.destroy(new Error("timeout")));
   });
 }
+
+describe("a server request reads one header as Headers.get does, without building the Headers", () => {
+  it("any case of the name, copies joined with a comma, absent as null, before and after the Headers exist", () => {
+    const rawHeaders = ["Host", "x", "Content-Type", "application/json", "X-Dup", "1", "x-dup", "2", "Content-Length", "17", "AUTHORIZATION", "Bearer a.b.c"];
+    const request = new NodeRequest({ method: "POST", url: "/p?q=1", rawHeaders } as unknown as IncomingMessage, "http://x");
+    const names = ["content-type", "Content-Type", "CONTENT-LENGTH", "x-dup", "X-DUP", "authorization", "missing", "x-du"];
+    const cheap = names.map((n) => request.header(n));
+    expect(cheap).toEqual(["application/json", "application/json", "17", "1, 2", "1, 2", "Bearer a.b.c", null, null]);
+    expect(names.map((n) => request.headers.get(n))).toEqual(cheap);
+    // Once the Headers exist, they answer.
+    expect(names.map((n) => request.header(n))).toEqual(cheap);
+  });
+});
 
 describe("requests and answers cross the adapter intact", () => {
   it("method, path, query, headers and body arrive; status, headers and body return", async () => {

@@ -117,8 +117,14 @@ function setHeader(reply: Reply, name: string, value: string): void {
   else reply.headers.set(name, value);
 }
 
+/** A request header: through the server request's raw-header reader when it has one (NodeRequest), else its Headers. */
+export function headerOf(request: Request, name: string): string | null {
+  const read = (request as { header?: unknown }).header;
+  return typeof read === "function" ? (read as (name: string) => string | null).call(request, name) : request.headers.get(name);
+}
+
 export function mediaType(request: Request): string {
-  return (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  return (headerOf(request, "content-type") ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
 /**
@@ -126,7 +132,7 @@ export function mediaType(request: Request): string {
  * as the limit is passed (or at once from Content-Length), never buffered whole.
  */
 export async function readBody(request: Request, limit: number): Promise<Uint8Array> {
-  const declared = request.headers.get("content-length");
+  const declared = headerOf(request, "content-length");
   if (declared !== null && /^\d+$/.test(declared) && Number(declared) > limit) {
     throw new NodeError("BODY_TOO_LARGE", `the body of ${declared} bytes exceeds the limit of ${limit} bytes`);
   }
@@ -142,13 +148,16 @@ export async function readBody(request: Request, limit: number): Promise<Uint8Ar
   return bytes;
 }
 
+// One decoder for every body: decode() without { stream: true } keeps no state between calls.
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
 /** Reads a JSON body (application/json, UTF-8) up to `limit` bytes; `typeChecked` when the caller already chose JSON. */
 export async function readJson(request: Request, limit: number, typeChecked = false): Promise<unknown> {
   if (!typeChecked && mediaType(request) !== "application/json") throw new NodeError("UNSUPPORTED_MEDIA_TYPE", "send the body as application/json");
   const body = await readBody(request, limit);
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(body);
+    text = strictUtf8.decode(body);
   } catch {
     throw new ProtocolError("INVALID_JSON", "the body is not valid UTF-8");
   }
