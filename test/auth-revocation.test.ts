@@ -16,7 +16,7 @@ import {
   tokenIdentity,
 } from "../src/auth/index.js";
 import { createHash } from "node:crypto";
-import { BoundedMap } from "../src/auth/bounded-map.js";
+import { BoundedMap } from "../src/bytes/bounded-map.js";
 import { KEY_THUMBPRINT_CACHE_SIZE } from "../src/auth/identity.js";
 
 async function code(promise: Promise<unknown>): Promise<string | undefined> {

@@ -6,7 +6,7 @@ import { utf8 } from "../bytes/bytes.js";
 import { sha256 } from "../crypto/sha256.js";
 import { base64urlDecode, base64urlEncode } from "./base64url.js";
 import { assertPublicKey } from "./nonce.js";
-import { BoundedMap } from "./bounded-map.js";
+import { BoundedMap } from "../bytes/bounded-map.js";
 
 export const MAX_IDENTITY_ID_LENGTH = 256;
 

@@ -20,7 +20,7 @@
 import { constantTimeEqual } from "../bytes/bytes.js";
 import { fromHex } from "../bytes/hex.js";
 import { nonceIssuedAt, nonceMinter, MAX_ISSUED_SECONDS, MAX_LANES, type NonceMinter } from "./challenge.js";
-import { BoundedMap } from "./bounded-map.js";
+import { BoundedMap } from "../bytes/bounded-map.js";
 import { AuthError } from "./errors.js";
 import { keyThumbprint, validateIdentityId as defaultValidateIdentityId, type IdentityResolver } from "./identity.js";
 import { parseDuration, type JwtService } from "./jwt.js";

@@ -1,5 +1,5 @@
-// A Map that holds at most a fixed number of entries: the auth layer's caches of values that are pure functions of
-// immutable inputs (a key's thumbprint, a minted nonce), so that a cache never grows with traffic.
+// A Map that holds at most a fixed number of entries, for caches of values that are pure functions of immutable
+// inputs (an imported public key, a key's thumbprint, a minted nonce), so that a cache never grows with traffic.
 //
 // Two generations instead of evicting the oldest entry one by one: Map.keys().next() has to step over the holes that
 // deletions leave at the front of V8's table, which made each evicting set cost ~2 µs (more than the HMAC a cache of
