@@ -347,6 +347,17 @@ describe("a token verified once is remembered, and still checked against the clo
   });
 });
 
+describe("the memory of verified tokens is bounded and changes no verdict", () => {
+  it("more distinct tokens than it holds, twice round, all verify with their own claims; each still expires", async () => {
+    const c = new Clock();
+    const jwt = createHs256Jwt({ secret: SECRET, now: c.now, lifetime: 60, clockTolerance: 0 });
+    const tokens = await Promise.all(Array.from({ length: 2500 }, (_, i) => jwt.issue(`id-${i}`)));
+    for (let pass = 0; pass < 2; pass++) for (const [i, token] of tokens.entries()) expect((await jwt.verify(token)).sub).toBe(`id-${i}`);
+    c.advance(60);
+    for (const token of [tokens[0]!, tokens[2499]!]) expect((await rejection(jwt, token)).code).toBe("TOKEN_EXPIRED");
+  });
+});
+
 describe("every token has its own id: 128 random bits, each drawn once", () => {
   it("ids stay distinct 128-bit values across refills of the random pool they are drawn from", async () => {
     const jwt = createHs256Jwt({ secret: SECRET });

@@ -5,6 +5,7 @@
 // `crit`/`b64`, non-canonical base64url and every claim problem with its own code; both directions are tested against
 // jose.
 import { base58Decode } from "../bytes/base58.js";
+import { BoundedMap } from "../bytes/bounded-map.js";
 import { constantTimeEqual, utf8 } from "../bytes/bytes.js";
 import { ed25519PublicKey, signEd25519 } from "../crypto/ed25519.js";
 import { AuthError, type AuthErrorCode } from "./errors.js";
@@ -75,9 +76,9 @@ export const MAX_TOKEN_LENGTH = 8192;
 const MAX_LIFETIME_SECONDS = 366 * 86_400;
 const MAX_CLOCK_TOLERANCE_SECONDS = 300;
 const RESERVED_CLAIMS = new Set(["sub", "iat", "exp", "jti", "nbf", "iss", "aud"]);
-/** Tokens whose signature and fixed claims were checked, remembered per service (oldest forgotten first). */
+/** Tokens whose signature and fixed claims were checked, remembered per service at least (older forgotten beyond twice it). */
 const VERIFIED_CACHE_SIZE = 1024;
-/** Longer tokens are verified every time rather than remembered, which bounds the cache to a few MiB. */
+/** Longer tokens are verified every time rather than remembered, which bounds the cache to a few MiB (2,048 × 2 KiB). */
 const MAX_CACHED_TOKEN_LENGTH = 2048;
 
 const UNITS: Record<string, number> = { s: 1, sec: 1, secs: 1, second: 1, seconds: 1, m: 60, min: 60, mins: 60, minute: 60, minutes: 60, h: 3600, hr: 3600, hrs: 3600, hour: 3600, hours: 3600, d: 86_400, day: 86_400, days: 86_400, w: 604_800, week: 604_800, weeks: 604_800 };
@@ -154,16 +155,15 @@ function buildService(verifier: Verifier, signer: Signer | undefined, options: J
   // A client sends the same token with every request: the signature, the header and the claims that do not change
   // with time (types, issuer, audience) are checked once per token, and only the clock checks run again on later
   // requests. Keyed by the whole token, so a hit is the very string whose signature verified; a refusal is never kept.
-  const verified = new Map<string, JwtClaims>();
+  // BoundedMap: the newest VERIFIED_CACHE_SIZE tokens always kept, twice that at most, O(1) eviction (a one-Map FIFO
+  // stepped over deletion holes on every eviction, and missed on every call once one more token than it held went round).
+  const verified = new BoundedMap<string, JwtClaims>(2 * VERIFIED_CACHE_SIZE);
 
   function verifySync(token: string): JwtClaims {
     const known = typeof token === "string" ? verified.get(token) : undefined;
     if (known !== undefined) checkTimes(known);
     const claims = known ?? verifyFixed(token);
-    if (known === undefined && token.length <= MAX_CACHED_TOKEN_LENGTH) {
-      if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
-      verified.set(token, claims);
-    }
+    if (known === undefined && token.length <= MAX_CACHED_TOKEN_LENGTH) verified.set(token, claims);
     // A copy: what a caller does to its claims must not reach the next request with the same token.
     return { ...claims };
   }
