@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { AuthError, createEdDsaJwt, createHs256Jwt, generateIdentityKeyPair, parseDuration, type JwtClaims, type LocalJwtService } from "../src/auth/index.js";
 import { base58Decode, base58Encode } from "../src/bytes/base58.js";
 import { randomIdBytes } from "../src/auth/primitives.js";
-import { base64urlDecode, base64urlEncode, base64urlEncodeJs } from "../src/auth/base64url.js";
+import { base64urlDecode, base64urlEncode, base64urlEncodeJs, base64urlEncodeText } from "../src/auth/base64url.js";
 
 const SECRET = new TextEncoder().encode("0123456789abcdef0123456789abcdef-hs256");
 const T0 = 1_800_000_000_000;
@@ -392,6 +392,14 @@ describe("segments are unpadded base64url, written the same by the native and th
         expect(text).toBe(base64urlEncodeJs(sub));
         expect(text).toBe(Buffer.from(bytes).toString("base64url"));
         expect(base64urlDecode(text)).toEqual(bytes);
+      }),
+    );
+  });
+
+  it("text is encoded as its UTF-8 bytes", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.string({ unit: "binary" }), fc.constant("x\uDC00y")), (text) => {
+        expect(base64urlEncodeText(text)).toBe(base64urlEncodeJs(new TextEncoder().encode(text)));
       }),
     );
   });
