@@ -116,10 +116,15 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
   // A nonce is a pure function of (key, identity, second, lane) and the key never changes once read, so a remembered
   // nonce is exactly the one the MAC would give; a miss (another instance's GET, an evicted entry) computes it.
   const minted = new BoundedMap<string, string>(MINTED_MEMORY);
-  function nonceOf(mint: NonceMinter, id: string, second: number, lane: number): string {
+  // `remember`: false where the second and lane come from the request (a named nonce), so that what a client writes
+  // there cannot push the nonces of real GETs out.
+  function nonceOf(mint: NonceMinter, id: string, second: number, lane: number, remember = true): string {
     const key = `${second}\u0000${lane}\u0000${id}`;
     let nonce = minted.get(key);
-    if (nonce === undefined) minted.set(key, (nonce = mint.nonce(id, second, lane)));
+    if (nonce === undefined) {
+      nonce = mint.nonce(id, second, lane);
+      if (remember) minted.set(key, nonce);
+    }
     return nonce;
   }
 
@@ -247,7 +252,7 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
       if (nonce !== undefined) {
         ({ issued, lane } = nonceIssuedAt(nonce));
         // Ours and for this identity (the MAC), before any signature work.
-        if (lane >= MAX_LANES || !constantTimeEqual(fromHex(nonceOf(mint, id, issued, lane)), fromHex(nonce))) throw refused();
+        if (lane >= MAX_LANES || !constantTimeEqual(fromHex(nonceOf(mint, id, issued, lane, false)), fromHex(nonce))) throw refused();
         if (!live(issued, current)) throw new AuthError("NONCE_EXPIRED_OR_USED", "the nonce has expired: request a new one", { path: "nonce" });
         signer = signedBy(keys, nonce, signature);
         if (signer !== undefined) matched = nonce;
