@@ -6,6 +6,8 @@ import { SignJWT, UnsecuredJWT, importJWK, jwtVerify } from "jose";
 import { describe, expect, it } from "vitest";
 import { AuthError, createEdDsaJwt, createHs256Jwt, generateIdentityKeyPair, parseDuration, type JwtClaims, type LocalJwtService } from "../src/auth/index.js";
 import { base58Decode, base58Encode } from "../src/bytes/base58.js";
+import { randomIdBytes } from "../src/auth/primitives.js";
+import { base64urlDecode, base64urlEncode, base64urlEncodeJs, base64urlEncodeText } from "../src/auth/base64url.js";
 
 const SECRET = new TextEncoder().encode("0123456789abcdef0123456789abcdef-hs256");
 const T0 = 1_800_000_000_000;
@@ -342,5 +344,63 @@ describe("a token verified once is remembered, and still checked against the clo
     const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     const sibling = alphabet[alphabet.indexOf(s.at(-1)!) ^ 1]!;
     expect((await rejection(jwt, `${h}.${p}.${s.slice(0, -1)}${sibling}`)).code).toBe("TOKEN_INVALID_SIGNATURE");
+  });
+});
+
+describe("the memory of verified tokens is bounded and changes no verdict", () => {
+  it("more distinct tokens than it holds, twice round, all verify with their own claims; each still expires", async () => {
+    const c = new Clock();
+    const jwt = createHs256Jwt({ secret: SECRET, now: c.now, lifetime: 60, clockTolerance: 0 });
+    const tokens = await Promise.all(Array.from({ length: 2500 }, (_, i) => jwt.issue(`id-${i}`)));
+    for (let pass = 0; pass < 2; pass++) for (const [i, token] of tokens.entries()) expect((await jwt.verify(token)).sub).toBe(`id-${i}`);
+    c.advance(60);
+    for (const token of [tokens[0]!, tokens[2499]!]) expect((await rejection(jwt, token)).code).toBe("TOKEN_EXPIRED");
+  });
+});
+
+describe("every token has its own id: 128 random bits, each drawn once", () => {
+  it("ids stay distinct 128-bit values across refills of the random pool they are drawn from", async () => {
+    const jwt = createHs256Jwt({ secret: SECRET });
+    const ids = new Set<string>();
+    // 600 × 16 bytes passes the 4 KiB pool twice.
+    for (let i = 0; i < 600; i++) {
+      const jti = decodeSegment(await jwt.issue("alice"), 1).jti as string;
+      expect(Buffer.from(jti, "base64url")).toHaveLength(16);
+      ids.add(jti);
+    }
+    expect(ids.size).toBe(600);
+  });
+
+  it("randomIdBytes hands out distinct draws of the requested length, and serves sizes beyond its pool", () => {
+    const draws = Array.from({ length: 300 }, () => randomIdBytes(16));
+    expect(new Set(draws.map((d) => Buffer.from(d).toString("hex"))).size).toBe(300);
+    const big = randomIdBytes(10_000);
+    expect(big).toHaveLength(10_000);
+    expect(big.some((b) => b !== 0)).toBe(true);
+  });
+});
+
+describe("segments are unpadded base64url, written the same by the native and the portable encoder", () => {
+  it("both encoders write the same canonical text, which decodes back to the bytes", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.nat(8), (bytes, offset) => {
+        // A view into a larger buffer, as a signature or a hash often is.
+        const view = new Uint8Array(offset + bytes.length);
+        view.set(bytes, offset);
+        const sub = view.subarray(offset);
+        const text = base64urlEncode(sub);
+        expect(text).toBe(base64urlEncodeJs(sub));
+        expect(text).toBe(Buffer.from(bytes).toString("base64url"));
+        expect(base64urlDecode(text)).toEqual(bytes);
+      }),
+    );
+  });
+
+  it("text is encoded as its UTF-8 bytes", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.string({ unit: "binary" }), fc.constant("x\uDC00y")), (text) => {
+        expect(base64urlEncodeText(text)).toBe(base64urlEncodeJs(new TextEncoder().encode(text)));
+      }),
+    );
   });
 });

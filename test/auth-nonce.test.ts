@@ -260,4 +260,15 @@ describe("where node:crypto is missing, the pure-TypeScript paths decide the sam
       { numRuns: 100 },
     );
   });
+
+  it("HMAC-SHA-256 of text is the HMAC of its UTF-8 bytes, on both backends (lone surrogates as U+FFFD)", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 64 }), fc.oneof(fc.string(), fc.string({ unit: "binary" }), fc.constant("a\uD800b")), (key, text) => {
+        const expected = createHmac("sha256", key).update(new TextEncoder().encode(text)).digest("hex");
+        expect(toHexString(hmacSha256(key)(text))).toBe(expected);
+        expect(toHexString(hmacSha256Js(key)(text))).toBe(expected);
+      }),
+      { numRuns: 100 },
+    );
+  });
 });

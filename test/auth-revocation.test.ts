@@ -15,6 +15,9 @@ import {
   revokeJwt,
   tokenIdentity,
 } from "../src/auth/index.js";
+import { createHash } from "node:crypto";
+import { BoundedMap } from "../src/bytes/bounded-map.js";
+import { KEY_THUMBPRINT_CACHE_SIZE } from "../src/auth/identity.js";
 
 async function code(promise: Promise<unknown>): Promise<string | undefined> {
   return promise.then(
@@ -118,5 +121,38 @@ describe("a JWT from prove-ownership dies with the key that earned it", () => {
   it("the thumbprint is RFC 7638's for an OKP Ed25519 JWK (RFC 8037 appendix A.3)", () => {
     const x = Buffer.from("11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", "base64url");
     expect(keyThumbprint(new Uint8Array(x))).toBe("kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k");
+  });
+
+  it("thumbprints stay exact past the bound of the cache that remembers them", () => {
+    const reference = (key: Uint8Array): string =>
+      createHash("sha256").update(`{"crv":"Ed25519","kty":"OKP","x":"${Buffer.from(key).toString("base64url")}"}`).digest("base64url");
+    const keys = Array.from({ length: KEY_THUMBPRINT_CACHE_SIZE + 100 }, (_, i) => {
+      const key = new Uint8Array(32);
+      new DataView(key.buffer).setUint32(0, i);
+      return key;
+    });
+    // Twice round, so the second pass meets keys that were forgotten as well as keys still remembered.
+    for (let pass = 0; pass < 2; pass++) for (const key of keys) expect(keyThumbprint(key)).toBe(reference(key));
+    // The cache is keyed by the whole key: a key differing in its last byte has its own thumbprint.
+    const sibling = keys[0]!.slice();
+    sibling[31] = 1;
+    expect(keyThumbprint(sibling)).toBe(reference(sibling));
+    expect(keyThumbprint(sibling)).not.toBe(keyThumbprint(keys[0]!));
+  });
+
+  it("a bounded cache never holds more than its limit, keeps its newest half, and answers exactly what was set", () => {
+    const cache = new BoundedMap<string, number>(6);
+    for (let i = 0; i < 50; i++) {
+      cache.set(`k${i}`, i);
+      expect(cache.size).toBeLessThanOrEqual(6);
+      for (let back = 0; back < 3 && back <= i; back++) expect(cache.get(`k${i - back}`)).toBe(i - back);
+    }
+    // What it still holds is right; what it forgot answers undefined, never another value.
+    for (let i = 0; i < 50; i++) expect([undefined, i]).toContain(cache.get(`k${i}`));
+    expect(cache.get("k0")).toBeUndefined();
+    // Setting a key again replaces its value.
+    cache.set("k49", -1);
+    expect(cache.get("k49")).toBe(-1);
+    expect(() => new BoundedMap(1)).toThrow(RangeError);
   });
 });

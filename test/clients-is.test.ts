@@ -6,6 +6,8 @@ import { ApiVersion, IdentityClient } from "@iota/is-client";
 import { SingleNodeClient } from "@iota/iota.js";
 import { Converter } from "@iota/util.js";
 import { generateIdentityKeyPair, MemoryIdentityRegistry } from "../src/auth/index.js";
+import fc from "fast-check";
+import { queryParam } from "../src/node/http/auth.js";
 import { startFullNode } from "./clients-helpers.js";
 
 const SECRET = "a test secret of at least thirty-two bytes!";
@@ -59,6 +61,19 @@ describe("IS client: authenticate() and verifyJwt against a node with --api-key-
     const mallory = identity();
     await expect(new IdentityClient({ isGatewayUrl: run.url, apiKey: "the-api-key" }).authenticate(mallory.id, mallory.secretKey)).rejects.toMatchObject({ response: { status: 404 } });
     await expect(new IdentityClient({ isGatewayUrl: run.url, apiKey: "the-api-key" }).authenticate(alice.id, mallory.secretKey)).rejects.toMatchObject({ response: { status: 401 } });
+  });
+});
+
+describe("the api-key parameter is read from the query as URL's searchParams reads it", () => {
+  it("queryParam agrees with new URL(href).searchParams.get on any query, encoded or not", () => {
+    const part = fc.oneof(fc.string(), fc.constantFrom("api-key", "api%2Dkey", "api-key=", "a=b&api-key=c", "+", "%", "%zz", "#", "?"));
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 4 }), fc.boolean(), (parts, withQuery) => {
+        const href = new URL(`http://127.0.0.1:1/authentication/prove-ownership/x${withQuery ? "?" : ""}${parts.join("&")}`).href;
+        expect(queryParam(href, "api-key")).toBe(new URL(href).searchParams.get("api-key"));
+      }),
+    );
+    expect(queryParam("http://h/p?api-key=a%20b+c&api-key=2", "api-key")).toBe("a b c");
   });
 });
 

@@ -103,3 +103,20 @@ describe("signing is RFC 8032 deterministic Ed25519 whichever way the key reache
     );
   });
 });
+
+describe("verification does not depend on which keys were seen before (imported keys are remembered, boundedly)", () => {
+  it("more distinct keys than the import cache holds, twice round: every honest signature verifies, a swapped one fails", () => {
+    const message = new Uint8Array(32).fill(5);
+    const pairs = Array.from({ length: 4200 }, (_, i) => {
+      const seed = new Uint8Array(32);
+      new DataView(seed.buffer).setUint32(0, i + 1);
+      return { key: ed25519PublicKey(seed), signature: signEd25519(seed, message) };
+    });
+    for (let pass = 0; pass < 2; pass++) {
+      for (const [i, { key, signature }] of pairs.entries()) {
+        expect(verifyEd25519(key, message, signature, "strict")).toBe(true);
+        if (i % 500 === 0) expect(verifyEd25519(key, message, pairs[(i + 1) % pairs.length]!.signature, "strict")).toBe(false);
+      }
+    }
+  });
+});

@@ -6,15 +6,28 @@ import { utf8 } from "../bytes/bytes.js";
 import { sha256 } from "../crypto/sha256.js";
 import { base64urlDecode, base64urlEncode } from "./base64url.js";
 import { assertPublicKey } from "./nonce.js";
+import { BoundedMap } from "../bytes/bounded-map.js";
 
 export const MAX_IDENTITY_ID_LENGTH = 256;
+
+/** Thumbprints remembered, by the key's base64url text; the oldest is forgotten beyond it. */
+export const KEY_THUMBPRINT_CACHE_SIZE = 4096;
+// Every login binds its JWT to a key, and every guarded check of a submission's JWT compares the subject's keys with
+// it: the same few keys are hashed again and again. The key text is the whole input, so a hit is exact.
+const thumbprints = new BoundedMap<string, string>(KEY_THUMBPRINT_CACHE_SIZE);
 
 /**
  * The RFC 7638 JWK thumbprint of an Ed25519 public key: base64url(SHA-256 of {"crv":"Ed25519","kty":"OKP","x":…})).
  * A JWT from prove-ownership carries it as `cnf.jkt` (RFC 7800) so that the token dies with the key that earned it.
  */
 export function keyThumbprint(publicKey: Uint8Array): string {
-  return base64urlEncode(sha256(utf8.encode(`{"crv":"Ed25519","kty":"OKP","x":"${base64urlEncode(publicKey)}"}`)));
+  const x = base64urlEncode(publicKey);
+  let thumbprint = thumbprints.get(x);
+  if (thumbprint === undefined) {
+    thumbprint = base64urlEncode(sha256(utf8.encode(`{"crv":"Ed25519","kty":"OKP","x":"${x}"}`)));
+    thumbprints.set(x, thumbprint);
+  }
+  return thumbprint;
 }
 
 // DID Core §3.1: did = "did:" method-name ":" method-specific-id; method-name = 1*method-char (%x61-7A / DIGIT);

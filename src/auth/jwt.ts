@@ -5,12 +5,13 @@
 // `crit`/`b64`, non-canonical base64url and every claim problem with its own code; both directions are tested against
 // jose.
 import { base58Decode } from "../bytes/base58.js";
+import { BoundedMap } from "../bytes/bounded-map.js";
 import { constantTimeEqual, utf8 } from "../bytes/bytes.js";
 import { ed25519PublicKey, signEd25519 } from "../crypto/ed25519.js";
 import { AuthError, type AuthErrorCode } from "./errors.js";
-import { base64urlDecode, base64urlEncode } from "./base64url.js";
+import { base64urlDecode, base64urlEncode, base64urlEncodeText } from "./base64url.js";
 import { decodeSecretKey } from "./nonce.js";
-import { hmacSha256, randomFill, verifyEd25519Strict } from "./primitives.js";
+import { hmacSha256, randomIdBytes, verifyEd25519Strict } from "./primitives.js";
 
 /** The claims of a token this layer issues and accepts. */
 export interface JwtClaims {
@@ -75,9 +76,9 @@ export const MAX_TOKEN_LENGTH = 8192;
 const MAX_LIFETIME_SECONDS = 366 * 86_400;
 const MAX_CLOCK_TOLERANCE_SECONDS = 300;
 const RESERVED_CLAIMS = new Set(["sub", "iat", "exp", "jti", "nbf", "iss", "aud"]);
-/** Tokens whose signature and fixed claims were checked, remembered per service (oldest forgotten first). */
+/** Tokens whose signature and fixed claims were checked, remembered per service at least (older forgotten beyond twice it). */
 const VERIFIED_CACHE_SIZE = 1024;
-/** Longer tokens are verified every time rather than remembered, which bounds the cache to a few MiB. */
+/** Longer tokens are verified every time rather than remembered, which bounds the cache to a few MiB (2,048 × 2 KiB). */
 const MAX_CACHED_TOKEN_LENGTH = 2048;
 
 const UNITS: Record<string, number> = { s: 1, sec: 1, secs: 1, second: 1, seconds: 1, m: 60, min: 60, mins: 60, minute: 60, minutes: 60, h: 3600, hr: 3600, hrs: 3600, hour: 3600, hours: 3600, d: 86_400, day: 86_400, days: 86_400, w: 604_800, week: 604_800, weeks: 604_800 };
@@ -134,13 +135,14 @@ function jsonSegment(token: string, start: number, end: number, path: string): R
 interface Verifier {
   readonly alg: "HS256" | "EdDSA";
   readonly signatureLength: number;
-  check(signingInput: Uint8Array, signature: Uint8Array): boolean;
+  /** `signingInput` is the token's header.payload text; its UTF-8 bytes (ASCII here) are what was signed. */
+  check(signingInput: string, signature: Uint8Array): boolean;
 }
 
 const encoder = new TextEncoder();
 
-/** Signs a JWS signing input (header.payload as bytes). */
-type Signer = (signingInput: Uint8Array) => Uint8Array;
+/** Signs a JWS signing input (the header.payload text; its UTF-8 bytes are signed). */
+type Signer = (signingInput: string) => Uint8Array;
 
 function buildService(verifier: Verifier, signer: Signer | undefined, options: JwtOptions): LocalJwtService {
   const lifetime = parseDuration(options.lifetime ?? DEFAULT_JWT_LIFETIME_SECONDS, "lifetime", 1);
@@ -154,16 +156,15 @@ function buildService(verifier: Verifier, signer: Signer | undefined, options: J
   // A client sends the same token with every request: the signature, the header and the claims that do not change
   // with time (types, issuer, audience) are checked once per token, and only the clock checks run again on later
   // requests. Keyed by the whole token, so a hit is the very string whose signature verified; a refusal is never kept.
-  const verified = new Map<string, JwtClaims>();
+  // BoundedMap: the newest VERIFIED_CACHE_SIZE tokens always kept, twice that at most, O(1) eviction (a one-Map FIFO
+  // stepped over deletion holes on every eviction, and missed on every call once one more token than it held went round).
+  const verified = new BoundedMap<string, JwtClaims>(2 * VERIFIED_CACHE_SIZE);
 
   function verifySync(token: string): JwtClaims {
     const known = typeof token === "string" ? verified.get(token) : undefined;
     if (known !== undefined) checkTimes(known);
     const claims = known ?? verifyFixed(token);
-    if (known === undefined && token.length <= MAX_CACHED_TOKEN_LENGTH) {
-      if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
-      verified.set(token, claims);
-    }
+    if (known === undefined && token.length <= MAX_CACHED_TOKEN_LENGTH) verified.set(token, claims);
     // A copy: what a caller does to its claims must not reach the next request with the same token.
     return { ...claims };
   }
@@ -190,7 +191,7 @@ function buildService(verifier: Verifier, signer: Signer | undefined, options: J
     if (header.alg !== alg) refuse("TOKEN_ALGORITHM_NOT_ALLOWED", `only ${alg} tokens are accepted`, "header.alg");
     if (header.crit !== undefined || header.b64 !== undefined) refuse("TOKEN_MALFORMED", "critical header parameters are not supported", "header");
     const signature = base64urlDecode(token, second + 1);
-    const signingInput = encoder.encode(token.slice(0, second));
+    const signingInput = token.slice(0, second);
     if (signature === undefined || signature.length !== verifier.signatureLength || !verifier.check(signingInput, signature)) {
       refuse("TOKEN_INVALID_SIGNATURE", "the token signature does not verify", "signature");
     }
@@ -221,7 +222,9 @@ function buildService(verifier: Verifier, signer: Signer | undefined, options: J
       if (RESERVED_CLAIMS.has(name)) refuse("INVALID_ARGUMENT", `the claim ${name} is set by the service`, `extra.${name}`);
     }
     const iat = Math.floor(now() / 1000);
-    const claims: Record<string, unknown> = { ...extra, sub: subject, iat, exp: iat + lifetime, jti: base64urlEncode(randomFill(new Uint8Array(16))) };
+    // Object.assign, not `{ ...extra, sub, … }`: V8 clones a leading spread into an object that later writes and
+    // JSON.stringify take slow paths on (measured 5.9 vs 0.6 µs for these claims). Same keys, same order.
+    const claims: Record<string, unknown> = Object.assign({}, extra, { sub: subject, iat, exp: iat + lifetime, jti: base64urlEncode(randomIdBytes(16)) });
     if (issuer !== undefined) claims.iss = issuer;
     if (audience !== undefined) claims.aud = audience;
     let payload: string;
@@ -231,8 +234,9 @@ function buildService(verifier: Verifier, signer: Signer | undefined, options: J
       // What JSON.stringify cannot write: a BigInt, a cycle.
       throw new AuthError("INVALID_ARGUMENT", "extra claims must be JSON-serialisable", { path: "extra", cause: error });
     }
-    const signingInput = `${header}.${base64urlEncode(encoder.encode(payload))}`;
-    return `${signingInput}.${base64urlEncode(signer(encoder.encode(signingInput)))}`;
+    // Text all the way to the MAC: Node encodes it natively (no TextEncoder round trips for payload and input).
+    const signingInput = `${header}.${base64urlEncodeText(payload)}`;
+    return `${signingInput}.${base64urlEncode(signer(signingInput))}`;
   }
 
   return {
@@ -290,8 +294,8 @@ export function createEdDsaJwt(options: EdDsaJwtOptions): LocalJwtService {
     }
     // The seed stays in this closure for as long as the service lives, as a signing key must.
     const key = seed;
-    signer = (input) => signEd25519(key, input);
+    signer = (input) => signEd25519(key, encoder.encode(input));
   }
-  const verifier: Verifier = { alg: "EdDSA", signatureLength: 64, check: (input, signature) => verifyEd25519Strict(publicKey, input, signature) };
+  const verifier: Verifier = { alg: "EdDSA", signatureLength: 64, check: (input, signature) => verifyEd25519Strict(publicKey, encoder.encode(input), signature) };
   return buildService(verifier, signer, options);
 }

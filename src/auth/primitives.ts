@@ -2,6 +2,7 @@
 // is said there) and HMAC-SHA-256, native where node:crypto exists.
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
+import { utf8 } from "../bytes/bytes.js";
 import { verifyEd25519, verifyEd25519StrictJs } from "../crypto/ed25519.js";
 import { nativeCrypto as native } from "../crypto/native.js";
 
@@ -12,8 +13,8 @@ export function verifyEd25519Strict(publicKey: Uint8Array, message: Uint8Array, 
 
 export { verifyEd25519StrictJs };
 
-/** Keyed HMAC-SHA-256: the key schedule is done once, each call hashes one message. */
-export function hmacSha256(key: Uint8Array): (message: Uint8Array) => Uint8Array {
+/** Keyed HMAC-SHA-256: the key schedule is done once, each call hashes one message (bytes, or text as its UTF-8). */
+export function hmacSha256(key: Uint8Array): (message: Uint8Array | string) => Uint8Array {
   if (native) {
     const crypto = native;
     const secret = crypto.createSecretKey(key);
@@ -26,14 +27,33 @@ export function hmacSha256(key: Uint8Array): (message: Uint8Array) => Uint8Array
 }
 
 /** The pure-TypeScript HMAC used where node:crypto is missing; exposed to test it against the native one. */
-export function hmacSha256Js(key: Uint8Array): (message: Uint8Array) => Uint8Array {
+export function hmacSha256Js(key: Uint8Array): (message: Uint8Array | string) => Uint8Array {
   const keyed = hmac.create(nobleSha256, key);
-  return (message) => keyed.clone().update(message).digest();
+  return (message) => keyed.clone().update(typeof message === "string" ? utf8.encode(message) : message).digest();
 }
 
 /** Fills `bytes` from the platform CSPRNG. */
 export function randomFill(bytes: Uint8Array): Uint8Array {
   return globalThis.crypto.getRandomValues(bytes);
+}
+
+// A CSPRNG call costs about the same (~4 µs quiet, ~8 µs on a busy machine) for 16 bytes as for 4 KiB: values that
+// are made public as soon as they are drawn (token ids) come from a pool refilled a block at a time, each byte handed
+// out once. Keys and seeds never come from here (randomFill), so no secret waits in this buffer.
+const ID_POOL_BYTES = 4096;
+const idPool = new Uint8Array(ID_POOL_BYTES);
+let idPoolAt = ID_POOL_BYTES;
+
+/** `length` fresh CSPRNG bytes for a value that will be public (a JWT id), never for a key. */
+export function randomIdBytes(length: number): Uint8Array {
+  if (length > ID_POOL_BYTES) return randomFill(new Uint8Array(length));
+  if (idPoolAt + length > ID_POOL_BYTES) {
+    randomFill(idPool);
+    idPoolAt = 0;
+  }
+  const out = idPool.slice(idPoolAt, idPoolAt + length);
+  idPoolAt += length;
+  return out;
 }
 
 export const authBackend: "native" | "noble" = native ? "native" : "noble";

@@ -20,6 +20,7 @@
 import { constantTimeEqual } from "../bytes/bytes.js";
 import { fromHex } from "../bytes/hex.js";
 import { nonceIssuedAt, nonceMinter, MAX_ISSUED_SECONDS, MAX_LANES, type NonceMinter } from "./challenge.js";
+import { BoundedMap } from "../bytes/bounded-map.js";
 import { AuthError } from "./errors.js";
 import { keyThumbprint, validateIdentityId as defaultValidateIdentityId, type IdentityResolver } from "./identity.js";
 import { parseDuration, type JwtService } from "./jwt.js";
@@ -62,8 +63,10 @@ export const NONCE_KEY_NAME = "prove-ownership/nonce-key";
 export const NONCE_CLOCK_SKEW_SECONDS = 1;
 /** Signature verifications one POST may cost at most (nonces searched × keys). */
 export const MAX_PROOF_VERIFICATIONS = 64;
-/** (identity, second) pairs whose redeemed lanes an instance remembers; the oldest is forgotten beyond it. */
+/** (identity, second) pairs whose redeemed lanes an instance remembers at least; older ones are forgotten beyond twice it. */
 const LANE_MEMORY = 65_536;
+/** Nonces this instance minted lately, remembered so that a login's POST finds the nonce its GET made (one MAC less). */
+const MINTED_MEMORY = 4096;
 /** Lanes of the two newest seconds tried besides the next free one (nonces issued by another instance). */
 const OTHER_LANES_TRIED = 4;
 const MIN_LIFETIME_SECONDS = 2;
@@ -72,26 +75,22 @@ const MAX_LIFETIME_SECONDS = 3600;
 
 /** Which lanes this instance has seen redeemed, per (identity, second): a bit per lane. */
 class LaneMemory {
-  readonly #entries = new Map<string, { mask: number; until: number }>();
+  // Two generations (BoundedMap): the newest LANE_MEMORY pairs are always kept, twice that at most. The former single
+  // Map moved each marked entry to its end (delete, set) and evicted with keys().next(), which steps over the holes
+  // those moves leave: 17.7 µs per mark once the memory was full (after 65,536 logins), 1.6 µs now.
+  readonly #entries = new BoundedMap<string, { mask: number; until: number }>(2 * LANE_MEMORY);
 
   mask(id: string, second: number, now: number): number {
-    const key = `${second}\u0000${id}`;
-    const entry = this.#entries.get(key);
-    if (entry === undefined) return 0;
-    if (entry.until <= now) {
-      this.#entries.delete(key);
-      return 0;
-    }
-    return entry.mask;
+    const entry = this.#entries.get(`${second}\u0000${id}`);
+    // An expired entry is not deleted: it ages out with its generation.
+    return entry === undefined || entry.until <= now ? 0 : entry.mask;
   }
 
   mark(id: string, second: number, lane: number, until: number): void {
     const key = `${second}\u0000${id}`;
     const entry = this.#entries.get(key) ?? { mask: 0, until };
     entry.mask |= 1 << lane;
-    this.#entries.delete(key);
     this.#entries.set(key, entry);
-    if (this.#entries.size > LANE_MEMORY) this.#entries.delete(this.#entries.keys().next().value as string);
   }
 }
 
@@ -114,6 +113,20 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
   const now = options.now ?? Date.now;
   const checkOnIssue = options.issueForUnknownIdentities !== true;
   const lanes = new LaneMemory();
+  // A nonce is a pure function of (key, identity, second, lane) and the key never changes once read, so a remembered
+  // nonce is exactly the one the MAC would give; a miss (another instance's GET, an evicted entry) computes it.
+  const minted = new BoundedMap<string, string>(MINTED_MEMORY);
+  // `remember`: false where the second and lane come from the request (a named nonce), so that what a client writes
+  // there cannot push the nonces of real GETs out.
+  function nonceOf(mint: NonceMinter, id: string, second: number, lane: number, remember = true): string {
+    const key = `${second}\u0000${lane}\u0000${id}`;
+    let nonce = minted.get(key);
+    if (nonce === undefined) {
+      nonce = mint.nonce(id, second, lane);
+      if (remember) minted.set(key, nonce);
+    }
+    return nonce;
+  }
 
   // The key is read once from the store (created there by the first instance to ask); a failed read is retried.
   let minter: Promise<NonceMinter> | undefined;
@@ -220,7 +233,7 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
       const current = Math.floor(now() / 1000);
       const lane = firstFreeLane(lanes.mask(id, current, current));
       if (lane < 0) throw new AuthError("TOO_MANY_NONCES", `this identity proved ownership ${MAX_LANES} times this second; try again in a second`, { path: "identityId" });
-      return mint.nonce(id, current, lane);
+      return nonceOf(mint, id, current, lane);
     },
 
     async prove(identityId: string, signedNonce: string, nonce?: string): Promise<string> {
@@ -239,13 +252,29 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
       if (nonce !== undefined) {
         ({ issued, lane } = nonceIssuedAt(nonce));
         // Ours and for this identity (the MAC), before any signature work.
-        if (lane >= MAX_LANES || !constantTimeEqual(fromHex(mint.nonce(id, issued, lane)), fromHex(nonce))) throw refused();
+        if (lane >= MAX_LANES || !constantTimeEqual(fromHex(nonceOf(mint, id, issued, lane, false)), fromHex(nonce))) throw refused();
         if (!live(issued, current)) throw new AuthError("NONCE_EXPIRED_OR_USED", "the nonce has expired: request a new one", { path: "nonce" });
         signer = signedBy(keys, nonce, signature);
         if (signer !== undefined) matched = nonce;
       } else {
-        for (const [second, candidateLane] of candidates(id, current, keys.length)) {
-          const candidate = mint.nonce(id, second, candidateLane);
+        // The likeliest nonce first, without the search's generator: the one this instance's GET hands out now, which a
+        // client that signs and posts at once signed. The search yields the same pair first (same lane memory, nothing
+        // awaited in between) and counts it against its budget, so skipping it there keeps the verification bound.
+        const firstLane = firstFreeLane(lanes.mask(id, current, current));
+        const first = firstLane >= 0 && current >= 0 && current <= MAX_ISSUED_SECONDS;
+        if (first) {
+          const candidate = nonceOf(mint, id, current, firstLane);
+          signer = signedBy(keys, candidate, signature);
+          if (signer !== undefined) {
+            matched = candidate;
+            issued = current;
+            lane = firstLane;
+          }
+        }
+        const search = matched === undefined ? candidates(id, current, keys.length) : [];
+        for (const [second, candidateLane] of search) {
+          if (first && second === current && candidateLane === firstLane) continue;
+          const candidate = nonceOf(mint, id, second, candidateLane);
           signer = signedBy(keys, candidate, signature);
           if (signer !== undefined) {
             matched = candidate;

@@ -1,8 +1,18 @@
-// SHA-256 (@noble/hashes): the prove-ownership nonce digest, and the digest configured secrets are compared as.
+// SHA-256: the prove-ownership nonce digest, the JWK thumbprint, and the digest configured secrets are compared as.
+// node:crypto's one-shot hash where it exists (about 1.5 µs against 2.3 µs for @noble/hashes on a 40-byte nonce,
+// once per login), @noble/hashes elsewhere.
 import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
 import { constantTimeEqual, utf8 } from "../bytes/bytes.js";
+import { nativeCrypto as native } from "./native.js";
+
+// crypto.hash arrived in Node 20.12 / 21.7; older Node keeps noble (createHash costs as much as noble here).
+const oneShot = typeof native?.hash === "function" ? native.hash : undefined;
 
 export function sha256(bytes: Uint8Array): Uint8Array {
+  if (oneShot !== undefined) {
+    const digest = oneShot("sha256", bytes, "buffer") as Buffer;
+    return new Uint8Array(digest.buffer, digest.byteOffset, digest.length);
+  }
   return nobleSha256(bytes);
 }
 
