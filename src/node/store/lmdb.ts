@@ -40,7 +40,7 @@ import { decodeMessage } from "../../model/codec.js";
 import type { Message } from "../../model/types.js";
 import { NodeError } from "../errors.js";
 import { addBalance, balanceDeltas, checkLedgerState, EMPTY_BALANCE, isDustOutput, type BalanceDelta, type LedgerOutput } from "../ledger.js";
-import { indexesOf, OUTPUTS_PER_SEQ, reason, storeClosed, storeTooNew } from "./common.js";
+import { indexesOf, OUTPUTS_PER_SEQ, reason, storeClosed, storedMessage, storeTooNew } from "./common.js";
 import {
   STORE_SCHEMA_VERSION,
   ZERO_MESSAGE_ID,
@@ -643,8 +643,7 @@ export class LmdbStore implements NodeStore {
   async get(id: string): Promise<StoredMessage | undefined> {
     const raw = this.#read().get(key(MESSAGE, fromHex(id, "id", 32)));
     if (raw === undefined) return undefined;
-    const bytes = plain(raw);
-    return { id: id.toLowerCase(), bytes, message: decodeMessage(bytes) };
+    return storedMessage(id.toLowerCase(), plain(raw));
   }
 
   async has(id: string): Promise<boolean> {
