@@ -357,10 +357,9 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     const { ledger: ledgerOn } = await ready();
     // A message submitted again (its nonce given, so the same bytes) is answered with its id, as Hornet does, before
     // the rules that its own first acceptance changed (its inputs are spent now) could refuse it.
-    if (!mineNonce) {
-      const known = messageId(bytes);
-      if (await store.has(known)) return { messageId: known, message, bytes, stored: false };
-    }
+    // The id of bytes that already carry their nonce: hashed once here, and kept for the write below.
+    const known = mineNonce ? undefined : messageId(bytes);
+    if (known !== undefined && (await store.has(known))) return { messageId: known, message, bytes, stored: false };
     const coneRoots = checkSolidity ? await coneRootsOf(message.parents) : { oldest: 0, youngest: 0 };
     const mutation = await checkSemantics(message, ledgerOn);
     if (mineNonce) {
@@ -371,7 +370,7 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
       checkPow(bytes);
     }
     if (signal?.aborted) throw abortError(signal.reason);
-    const id = messageId(bytes);
+    const id = known ?? messageId(bytes);
     const arrivalTime = Date.now();
     const { stored } = await store.accept({ id, bytes, message, arrivalTime, coneRoots, ledger: mutation });
     if (stored) {
