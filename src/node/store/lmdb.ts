@@ -189,6 +189,8 @@ export class LmdbStore implements NodeStore {
   readonly #writes = new Set<Promise<unknown>>();
   /** The older schema version of a store openExisting opened for revocations only (it migrates nothing). */
   #olderSchema: number | undefined;
+  /** The latest milestone record found last, with its key and the next index's (see latestMilestone). */
+  #latest: { readonly record: MilestoneRecord; readonly key: Buffer; readonly nextKey: Buffer } | undefined;
 
   constructor(options: LmdbStoreOptions | string) {
     const o = typeof options === "string" ? { path: options } : options;
@@ -749,8 +751,21 @@ export class LmdbStore implements NodeStore {
     return raw === undefined ? undefined : milestoneRecord(k, raw);
   }
 
+  /**
+   * Asked on every submission (max depth), so the record found last is kept and checked with two point reads instead
+   * of a reverse range scan. Valid across processes sharing the store: milestone records form one contiguous run of
+   * indexes (accept writes index latest + 1 only, MILESTONE_CONFLICT otherwise; a snapshot writes one into a new store;
+   * pruning deletes the lowest one only, never the latest), and a record never changes once written. So while L is
+   * stored and L + 1 is not, L is the latest. L + 1 is read first: were the two reads to see different states, L still
+   * stored later means it was stored then, and pruning had not passed it.
+   */
   async latestMilestone(): Promise<MilestoneRecord | undefined> {
-    return this.#latestIn(this.#read());
+    const db = this.#read();
+    const known = this.#latest;
+    if (known !== undefined && !db.doesExist(known.nextKey) && db.doesExist(known.key)) return known.record;
+    const record = this.#latestIn(db);
+    this.#latest = record === undefined ? undefined : { record: Object.freeze(record), key: key(MILESTONE, u32(record.index)), nextKey: key(MILESTONE, u32(record.index + 1)) };
+    return record;
   }
 
   async utxoChanges(index: number): Promise<UtxoChanges | undefined> {
