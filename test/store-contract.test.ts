@@ -596,6 +596,49 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         return { bytes: stored === undefined ? undefined : hexOf(stored.bytes), metadata: await store.metadata(id), children: await store.children(id, 100) };
       }
 
+      it("the latest milestone is the highest stored, whoever wrote it: after this instance's milestone, another instance's milestones and pruning past the one read before, and a reopen", async () => {
+        const { store, storage, rounds } = await chain(3);
+        const record = (index: number, messageId: string, timestamp: number) => ({ index, messageId, timestamp });
+        expect(await store.latestMilestone()).toEqual(record(3, rounds[2]!.milestone, rounds[2]!.timestamp));
+        // Another instance on the same storage (the same one for the memory engine) issues 4, then 5 to 7, and prunes 1
+        // to 5: the milestone this instance read last (4) and the one after it (5) are both gone by then.
+        const other = storage.store();
+        cleanup.push(() => other.close());
+        await other.open({ network: NETWORK });
+        let parent = rounds[2]!.milestone;
+        const issue = async (on: NodeStore, index: number): Promise<ReturnType<typeof record>> => {
+          const timestamp = 1_700_000_000 + index;
+          const ms = milestoneMessage([parent], index, timestamp, KEYS);
+          const milestone: MilestoneApplication = { index, messageId: ms.id, timestamp, referenced: [{ messageId: ms.id, ledgerInclusionState: "noTransaction" }], createdOutputs: [], consumedOutputs: [] };
+          expect(await on.accept({ ...ms, milestone })).toEqual({ stored: true });
+          parent = ms.id;
+          return record(index, ms.id, timestamp);
+        };
+        const fourth = await issue(other, 4);
+        expect(await store.latestMilestone()).toEqual(fourth);
+        await issue(other, 5);
+        await issue(other, 6);
+        const seventh = await issue(other, 7);
+        expect((await pruneTo(other, 5)).at(-1)).toMatchObject({ pruningIndex: 5, done: true });
+        expect(await store.latestMilestone()).toEqual(seventh);
+        // This instance's own milestone, seen by both.
+        const eighth = await issue(store, 8);
+        expect(await store.latestMilestone()).toEqual(eighth);
+        expect(await other.latestMilestone()).toEqual(eighth);
+        // A milestone that is not the next one is refused by the write, whatever either instance read before.
+        const stale = milestoneMessage([parent], 8, 1_700_000_100, KEYS);
+        const refused = await refusal(other.accept({ ...stale, milestone: { index: 8, messageId: stale.id, timestamp: 1_700_000_100, referenced: [], createdOutputs: [], consumedOutputs: [] } }));
+        expect(refused.code).toBe("MILESTONE_CONFLICT");
+        if (engine.persistent) {
+          await store.close();
+          await other.close();
+          const again = storage.store();
+          cleanup.push(() => again.close());
+          await again.open({ network: NETWORK });
+          expect(await again.latestMilestone()).toEqual(eighth);
+        }
+      });
+
       it("a store with no milestone to spare prunes nothing: the pruning index stays 0", async () => {
         const { store } = await fresh();
         expect(await store.pruningIndex()).toBe(0);

@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmdirSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ProtocolError } from "../src/bytes/errors.js";
 import { encodeMessage } from "../src/model/codec.js";
 import { messageId } from "../src/model/ids.js";
 import { createEdge, createHandler, createNode, LmdbStore, serve, ZERO_MESSAGE_ID, type NodeStore } from "../src/node/index.js";
@@ -102,6 +103,44 @@ describe("the embedded store refuses a data directory it cannot use, naming it",
     const error = await refusal(new LmdbStore(path).open({ network: NETWORK }));
     expect(error.code).toBe("STORE_UNAVAILABLE");
     expect(error.message).toContain(path);
+  });
+});
+
+describe("a raw read answers the stored bytes as they are, decoding them only when the message is read", () => {
+  const dir = tempDir("lmdb-raw");
+  afterAll(() => dir.remove());
+
+  it("a message whose stored bytes were damaged still reads back raw; reading its message throws the codec's error", async () => {
+    const path = join(dir.path, "damaged");
+    const store = new LmdbStore(path);
+    await store.open({ network: NETWORK });
+    const a = indexation([ZERO_MESSAGE_ID], "raw", "bytes");
+    await store.accept(a);
+    await store.close();
+    // The message's bytes cut to their first 20 (key 01 ‖ id), behind the store's back.
+    const damaged = Buffer.from(a.bytes).subarray(0, 20);
+    const { open } = await import("lmdb");
+    const db = open<Buffer, Buffer>({ path, keyEncoding: "binary", encoding: "binary" });
+    await db.put(Buffer.concat([Buffer.from([1]), Buffer.from(a.id, "hex")]), damaged);
+    await db.close();
+    const again = new LmdbStore(path);
+    await again.open({ network: NETWORK });
+    const got = await again.get(a.id);
+    expect(got?.id).toBe(a.id);
+    expect(Buffer.from(got!.bytes).equals(damaged)).toBe(true);
+    expect(() => got!.message).toThrow(ProtocolError);
+    await again.close();
+  });
+
+  it("an intact message decodes to the one stored, the same object on every read of it", async () => {
+    const store = new LmdbStore(join(dir.path, "intact"));
+    await store.open({ network: NETWORK });
+    const a = indexation([ZERO_MESSAGE_ID], "raw", "intact");
+    await store.accept(a);
+    const got = (await store.get(a.id))!;
+    expect(got.message).toEqual(a.message);
+    expect(got.message).toBe(got.message);
+    await store.close();
   });
 });
 

@@ -20,9 +20,20 @@ export function rootsPassedOn(metadata: MessageMetadata): ConeRoots {
  */
 export async function liveRoots(store: NodeStore, id: string, metadata: MessageMetadata, confirmedIndex: number): Promise<ConeRoots> {
   const roots = rootsPassedOn(metadata);
-  if (metadata.referencedByMilestoneIndex !== undefined || !isLazy(roots.oldest, confirmedIndex)) return roots;
+  if (standing(metadata, roots, confirmedIndex)) return roots;
   const stored = await store.get(id);
   return stored === undefined ? roots : currentConeRoots(store, stored.message.parents, roots);
+}
+
+/** liveRoots without a read when none is needed (the usual case, on every parent of every submission): the roots the
+ * metadata gives while they stand, undefined when liveRoots must work them out again. */
+export function standingRoots(metadata: MessageMetadata, confirmedIndex: number): ConeRoots | undefined {
+  const roots = rootsPassedOn(metadata);
+  return standing(metadata, roots, confirmedIndex) ? roots : undefined;
+}
+
+function standing(metadata: MessageMetadata, roots: ConeRoots, confirmedIndex: number): boolean {
+  return metadata.referencedByMilestoneIndex !== undefined || !isLazy(roots.oldest, confirmedIndex);
 }
 
 /**

@@ -9,7 +9,7 @@ import { completeMessage } from "../model/complete.js";
 import { messageId, networkId as networkIdOf, transactionId } from "../model/ids.js";
 import { partialMessageFromJsonWithBytes, type NodeInfoJson, type PartialMessage } from "../model/json.js";
 import type { Message, MilestonePayload } from "../model/types.js";
-import { isBelowMaxDepth, isLazy, liveRoots } from "./cone.js";
+import { isBelowMaxDepth, isLazy, liveRoots, standingRoots } from "./cone.js";
 import { createMiner, powDigest, targetZeros, type Miner } from "../pow/index.js";
 import { messageTrailingZeros } from "../pow/hash.js";
 import { abortError, isAbortError, NodeError, shuttingDown } from "./errors.js";
@@ -310,17 +310,17 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     let oldest = Infinity;
     let youngest = 0;
     const ids = parents.map(toHex);
-    const [metadata, confirmed] = await Promise.all([
-      Promise.all(ids.map((id) => (store.entryPoints.has(id) ? undefined : store.metadata(id)))),
-      store.latestMilestone().then((latest) => latest?.index ?? 0),
-    ]);
+    // The reads go out together (a PostgreSQL store answers them in parallel); the entry points are asked once each.
+    const entryPoints = ids.map((id) => store.entryPoints.get(id));
+    const [metadata, latest] = await Promise.all([Promise.all(ids.map((id, i) => (entryPoints[i] !== undefined ? undefined : store.metadata(id)))), store.latestMilestone()]);
+    const confirmed = latest?.index ?? 0;
     for (let i = 0; i < ids.length; i++) {
-      const entryPoint = store.entryPoints.get(ids[i]!);
+      const entryPoint = entryPoints[i];
       const m = metadata[i];
       let roots: ConeRoots;
       if (entryPoint !== undefined) roots = { oldest: entryPoint, youngest: entryPoint };
       else if (m === undefined) throw new NodeError("PARENT_NOT_SOLID", `parent ${ids[i]} is unknown to this node`, { path: `parentMessageIds[${i}]` });
-      else roots = await liveRoots(store, ids[i]!, m, confirmed);
+      else roots = standingRoots(m, confirmed) ?? (await liveRoots(store, ids[i]!, m, confirmed));
       oldest = Math.min(oldest, roots.oldest);
       youngest = Math.max(youngest, roots.youngest);
     }
@@ -357,10 +357,9 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     const { ledger: ledgerOn } = await ready();
     // A message submitted again (its nonce given, so the same bytes) is answered with its id, as Hornet does, before
     // the rules that its own first acceptance changed (its inputs are spent now) could refuse it.
-    if (!mineNonce) {
-      const known = messageId(bytes);
-      if (await store.has(known)) return { messageId: known, message, bytes, stored: false };
-    }
+    // The id of bytes that already carry their nonce: hashed once here, and kept for the write below.
+    const known = mineNonce ? undefined : messageId(bytes);
+    if (known !== undefined && (await store.has(known))) return { messageId: known, message, bytes, stored: false };
     const coneRoots = checkSolidity ? await coneRootsOf(message.parents) : { oldest: 0, youngest: 0 };
     const mutation = await checkSemantics(message, ledgerOn);
     if (mineNonce) {
@@ -371,7 +370,7 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
       checkPow(bytes);
     }
     if (signal?.aborted) throw abortError(signal.reason);
-    const id = messageId(bytes);
+    const id = known ?? messageId(bytes);
     const arrivalTime = Date.now();
     const { stored } = await store.accept({ id, bytes, message, arrivalTime, coneRoots, ledger: mutation });
     if (stored) {

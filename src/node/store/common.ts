@@ -1,9 +1,31 @@
 // What every storage engine derives the same way from a message or a record: its index keys, genesis output records,
 // and the error of a closed store.
 import type { Message } from "../../model/types.js";
+import { decodeMessage } from "../../model/codec.js";
 import { parseOutputId } from "../../model/ids.js";
 import { NodeError } from "../errors.js";
-import { ZERO_MESSAGE_ID, type GenesisOutput, type OutputRecord } from "./contract.js";
+import { ZERO_MESSAGE_ID, type GenesisOutput, type OutputRecord, type StoredMessage } from "./contract.js";
+
+/**
+ * A stored message read back by its id: its bytes at once, its model decoded on the first read of `message` (and
+ * kept), so a raw read (GET …/raw) never pays for the decode. The bytes were checked when they were accepted; a damaged
+ * record throws its codec error on that first read. `message` is a getter of the class (an object literal with a getter
+ * costs more to build than the decode it saves): a spread copies `id` and `bytes` only, so none is spread in src/.
+ */
+class LazyStoredMessage implements StoredMessage {
+  #message: Message | undefined;
+  constructor(
+    readonly id: string,
+    readonly bytes: Uint8Array,
+  ) {}
+  get message(): Message {
+    return (this.#message ??= decodeMessage(this.bytes));
+  }
+}
+
+export function storedMessage(id: string, bytes: Uint8Array): StoredMessage {
+  return new LazyStoredMessage(id, bytes);
+}
 
 /** The indexation indexes a message is found by: its top-level indexation payload's, or its transaction essence's. */
 export function indexesOf(message: Message): Uint8Array[] {

@@ -40,7 +40,7 @@ import { decodeMessage } from "../../model/codec.js";
 import type { Message } from "../../model/types.js";
 import { NodeError } from "../errors.js";
 import { addBalance, balanceDeltas, checkLedgerState, EMPTY_BALANCE, isDustOutput, type BalanceDelta, type LedgerOutput } from "../ledger.js";
-import { indexesOf, OUTPUTS_PER_SEQ, reason, storeClosed, storeTooNew } from "./common.js";
+import { indexesOf, OUTPUTS_PER_SEQ, reason, storeClosed, storedMessage, storeTooNew } from "./common.js";
 import {
   STORE_SCHEMA_VERSION,
   ZERO_MESSAGE_ID,
@@ -152,6 +152,14 @@ function after(prefix: Buffer): Buffer {
   return Buffer.from([0xff, 0xff, 0xff, 0xff]);
 }
 
+/** A big-endian u64 (a number below 2^53) in a Buffer of its own, for a value or a key part. */
+function be64(value: number): Buffer {
+  const out = Buffer.allocUnsafe(8);
+  out.writeUInt32BE(Math.floor(value / 0x1_0000_0000), 0);
+  out.writeUInt32BE(value >>> 0, 4);
+  return out;
+}
+
 /** A view on a Buffer lmdb-js returned (each read is its own copy), as a plain Uint8Array. */
 function plain(buffer: Uint8Array): Uint8Array {
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
@@ -189,6 +197,8 @@ export class LmdbStore implements NodeStore {
   readonly #writes = new Set<Promise<unknown>>();
   /** The older schema version of a store openExisting opened for revocations only (it migrates nothing). */
   #olderSchema: number | undefined;
+  /** The latest milestone record found last, with its key and the next index's (see latestMilestone). */
+  #latest: { readonly record: MilestoneRecord; readonly key: Buffer; readonly nextKey: Buffer } | undefined;
 
   constructor(options: LmdbStoreOptions | string) {
     const o = typeof options === "string" ? { path: options } : options;
@@ -361,7 +371,7 @@ export class LmdbStore implements NodeStore {
       for (const { messageId, index } of entryPoints) {
         const id = fromHex(messageId, "entryPoints.messageId", 32);
         db.putSync(key(ENTRY_POINT, id), Buffer.from(u32(index)));
-        this.#addTip(db, id, 0);
+        this.#setTipCount(db, this.#addTip(db, id, 0, this.#tipCount(db)));
       }
       this.#loadEntryPoints(db);
       return { created: true, ledger, ...(snapshot !== undefined ? { coordinatorPublicKeys: snapshot.coordinatorPublicKeys.map((key) => key.toLowerCase()) } : {}) };
@@ -515,15 +525,18 @@ export class LmdbStore implements NodeStore {
       }
 
       const seq = readU64(viewOf(db.get(k().SEQ)!), 0);
-      db.putSync(k().SEQ, Buffer.from(u64(seq + 1)));
-      const seqBytes = u64(seq);
+      db.putSync(k().SEQ, be64(seq + 1));
+      const seqBytes = be64(seq);
       db.putSync(messageKey, bytes);
       db.putSync(key(METADATA, id), Buffer.from(encodeMetadata(seq, { arrivalTime: acceptance.arrivalTime, solid: true, coneRoots: acceptance.coneRoots })));
+      const tipsBefore = this.#tipCount(db);
+      let tips = tipsBefore;
       for (const parent of parents) {
         db.putSync(key(CHILD, parent, seqBytes, id), k().EMPTY);
-        this.#removeTip(db, parent);
+        tips -= this.#removeTip(db, parent);
       }
-      if (first(db, key(CHILD, id), after(key(CHILD, id))) === undefined) this.#addTip(db, id, seq);
+      if (first(db, key(CHILD, id), after(key(CHILD, id))) === undefined) tips = this.#addTip(db, id, seq, tips);
+      if (tips !== tipsBefore) this.#setTipCount(db, tips);
       for (const index of indexes) db.putSync(key(INDEX, Uint8Array.of(index.length), index, seqBytes), Buffer.from(id));
       // Not referenced yet (a milestone in this same write moves it to 12 at once).
       db.putSync(key(UNREFERENCED, seqBytes, id), k().EMPTY);
@@ -573,12 +586,17 @@ export class LmdbStore implements NodeStore {
     return readU64(viewOf(db.get(k().TIP_COUNT)!), 0);
   }
 
-  #addTip(db: Db, id: Uint8Array, seq: number): void {
-    const seqBytes = u64(seq);
-    db.putSync(key(TIP, id), Buffer.from(seqBytes));
+  #setTipCount(db: Db, count: number): void {
+    db.putSync(k().TIP_COUNT, be64(count));
+  }
+
+  /** Adds a tip to a tip set of `count` tips, dropping the oldest past maxTips; returns the new count (the caller
+   * writes it, once per write however many tips it adds and removes). */
+  #addTip(db: Db, id: Uint8Array, seq: number, count: number): number {
+    const seqBytes = be64(seq);
+    db.putSync(key(TIP, id), seqBytes);
     db.putSync(key(TIP_AGE, seqBytes, id), k().EMPTY);
-    let count = this.#tipCount(db) + 1;
-    if (count > this.#maxTips) {
+    if (++count > this.#maxTips) {
       const oldest = first(db, Buffer.from([TIP_AGE]), Buffer.from([TIP_AGE + 1]));
       if (oldest !== undefined) {
         db.removeSync(oldest);
@@ -586,16 +604,17 @@ export class LmdbStore implements NodeStore {
         count--;
       }
     }
-    db.putSync(k().TIP_COUNT, Buffer.from(u64(count)));
+    return count;
   }
 
-  #removeTip(db: Db, id: Uint8Array): void {
+  /** Removes a tip if `id` is one; returns how many tips went (0 or 1), for the caller to write the count once. */
+  #removeTip(db: Db, id: Uint8Array): number {
     const tipKey = key(TIP, id);
     const seq = db.get(tipKey);
-    if (seq === undefined) return;
+    if (seq === undefined) return 0;
     db.removeSync(tipKey);
     db.removeSync(key(TIP_AGE, seq, id));
-    db.putSync(k().TIP_COUNT, Buffer.from(u64(this.#tipCount(db) - 1)));
+    return 1;
   }
 
   #confirm(db: Db, milestone: MilestoneApplication): void {
@@ -643,8 +662,7 @@ export class LmdbStore implements NodeStore {
   async get(id: string): Promise<StoredMessage | undefined> {
     const raw = this.#read().get(key(MESSAGE, fromHex(id, "id", 32)));
     if (raw === undefined) return undefined;
-    const bytes = plain(raw);
-    return { id: id.toLowerCase(), bytes, message: decodeMessage(bytes) };
+    return storedMessage(id.toLowerCase(), plain(raw));
   }
 
   async has(id: string): Promise<boolean> {
@@ -750,8 +768,21 @@ export class LmdbStore implements NodeStore {
     return raw === undefined ? undefined : milestoneRecord(k, raw);
   }
 
+  /**
+   * Asked on every submission (max depth), so the record found last is kept and checked with two point reads instead
+   * of a reverse range scan. Valid across processes sharing the store: milestone records form one contiguous run of
+   * indexes (accept writes index latest + 1 only, MILESTONE_CONFLICT otherwise; a snapshot writes one into a new store;
+   * pruning deletes the lowest one only, never the latest), and a record never changes once written. So while L is
+   * stored and L + 1 is not, L is the latest. L + 1 is read first: were the two reads to see different states, L still
+   * stored later means it was stored then, and pruning had not passed it.
+   */
   async latestMilestone(): Promise<MilestoneRecord | undefined> {
-    return this.#latestIn(this.#read());
+    const db = this.#read();
+    const known = this.#latest;
+    if (known !== undefined && !db.doesExist(known.nextKey) && db.doesExist(known.key)) return known.record;
+    const record = this.#latestIn(db);
+    this.#latest = record === undefined ? undefined : { record: Object.freeze(record), key: key(MILESTONE, u32(record.index)), nextKey: key(MILESTONE, u32(record.index + 1)) };
+    return record;
   }
 
   async utxoChanges(index: number): Promise<UtxoChanges | undefined> {
@@ -936,7 +967,7 @@ export class LmdbStore implements NodeStore {
     const indexes = message === undefined ? [] : indexesOf(message);
     for (const index of indexes) db.removeSync(key(INDEX, Uint8Array.of(index.length), index, seqBytes));
     db.removeSync(entry);
-    this.#removeTip(db, id);
+    if (this.#removeTip(db, id) > 0) this.#setTipCount(db, this.#tipCount(db) - 1);
     return { deleted: true, entries: 0, work: 1 + childEntries.length };
   }
 

@@ -24,7 +24,7 @@ import { messageId } from "../../model/ids.js";
 import { NodeError } from "../errors.js";
 import { balanceDeltas, checkLedgerState, EMPTY_BALANCE, type BalanceDelta, type LedgerOutput } from "../ledger.js";
 import type { Output } from "../../model/types.js";
-import { indexesOf, OUTPUTS_PER_SEQ, reason, storeClosed, storeTooNew } from "./common.js";
+import { indexesOf, OUTPUTS_PER_SEQ, reason, storeClosed, storedMessage, storeTooNew } from "./common.js";
 import {
   ZERO_MESSAGE_ID,
   type Acceptance,
@@ -683,8 +683,7 @@ export class PostgresStore implements NodeStore {
     const rows = await this.#query<{ bytes: Buffer }>({ name: "chrysalis_get", text: "SELECT bytes FROM chrysalis.messages WHERE id = $1", values: [hexBytes(id, "id", 32)] });
     const raw = rows[0]?.bytes;
     if (raw === undefined) return undefined;
-    const bytes = new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
-    return { id: id.toLowerCase(), bytes, message: decodeMessage(bytes) };
+    return storedMessage(id.toLowerCase(), new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength));
   }
 
   async has(id: string): Promise<boolean> {
