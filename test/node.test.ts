@@ -283,3 +283,28 @@ describe("errors carry an HTTP status", () => {
     expect(new NodeError("BODY_TOO_LARGE", "x").status).toBe(413);
   });
 });
+
+describe("submitJsonText is submitMessage(JSON.parse(text))", () => {
+  it("the same id and bytes for complete and partial texts, INVALID_JSON for malformed text, the same refusal for a bad field", async () => {
+    const ours = createNode({ network: NETWORK, minPoWScore: 0 });
+    const theirs = createNode({ network: NETWORK, minPoWScore: 0 });
+    const complete = JSON.stringify({ networkId: networkId(NETWORK).toString(), parentMessageIds: [ZERO_MESSAGE_ID], payload: { type: 2, index: "6869", data: "00" }, nonce: "7" });
+    // Parents missing: both nodes fill them from the same tips.
+    const partial = JSON.stringify({ networkId: networkId(NETWORK).toString(), payload: { type: 2, index: "6869", data: "01" }, nonce: "9" });
+    // Not the plain form the text reader takes itself: an escape makes it hand the text to JSON.parse.
+    const escaped = partial.replace('"01"', '"02"').replace('"nonce"', '"non\\u0063e"');
+    for (const text of [complete, partial, escaped]) {
+      const a = await ours.submitJsonText(text);
+      const b = await theirs.submitMessage(JSON.parse(text));
+      expect(a.messageId).toBe(b.messageId);
+      expect(a.bytes).toEqual(b.bytes);
+    }
+    const malformed = await rejects(ours.submitJsonText('{"payload": '), "INVALID_JSON");
+    expect(malformed.message).toMatch(/^malformed JSON: /);
+    const bad = JSON.stringify({ networkId: networkId(NETWORK).toString(), payload: { type: 2, index: "zz", data: "" }, nonce: "9" });
+    const refusal = await rejects(ours.submitJsonText(bad), (await rejects(theirs.submitMessage(JSON.parse(bad)), "INVALID_HEX")).code);
+    expect(refusal.path).toBe("payload.index");
+    expect(ours.stats().rejected).toBe(2);
+    await Promise.all([ours.close(), theirs.close()]);
+  });
+});

@@ -7,6 +7,7 @@
 // messageFromJsonWithBytes. Anything else (unknown or repeated keys, escapes, 1.0 or 1e3, milestone and receipt payloads,
 // any refusal, any doubt) is handed to `messageFromJsonWithBytes(JSON.parse(text))`, so that results and errors are that
 // path's own. test/json-text.test.ts compares the two on random and mutated texts.
+import { ProtocolError } from "../bytes/errors.js";
 import { decodeHexAscii } from "../bytes/hex.js";
 import {
   DUST_ALLOWANCE_MINIMUM, ED25519_ADDRESS_LENGTH, ED25519_PUBLIC_KEY_LENGTH, ED25519_SIGNATURE_LENGTH, MAX_INDEX_LENGTH, MAX_INPUTS,
@@ -437,4 +438,9 @@ function ed25519Signature(): Obj {
   }
   if (type !== 0 || publicKey === undefined || signature === undefined) miss();
   return { type, publicKey, signature };
+}
+
+/** The refusal for text JSON.parse rejected (the SyntaxError the readers above throw), as the node answers it. */
+export function malformedJson(error: unknown): ProtocolError {
+  return new ProtocolError("INVALID_JSON", `malformed JSON: ${(error as Error).message.slice(0, 200)}`);
 }

@@ -8,6 +8,7 @@ import { decodeMessage, encodeMessage } from "../model/codec.js";
 import { completeMessage } from "../model/complete.js";
 import { messageId, networkId as networkIdOf, transactionId } from "../model/ids.js";
 import { partialMessageFromJsonWithBytes, type NodeInfoJson, type PartialMessage } from "../model/json.js";
+import { malformedJson, partialMessageFromJsonTextWithBytes } from "../model/json-text.js";
 import type { Message, MilestonePayload } from "../model/types.js";
 import { isBelowMaxDepth, isLazy, liveRoots, standingRoots } from "./cone.js";
 import { createMiner, powDigest, targetZeros, type Miner } from "../pow/index.js";
@@ -174,6 +175,9 @@ export interface ChrysalisNode {
   subscribe(listener: NodeEventListener): () => void;
   /** Raw bytes (Uint8Array) or the REST JSON form, partial allowed. */
   submitMessage(input: Uint8Array | unknown, options?: SubmitOptions): Promise<SubmitResult>;
+  /** The REST JSON form as text, partial allowed: what submitMessage does with JSON.parse(text), reading the text
+   * directly (partialMessageFromJsonTextWithBytes); malformed JSON is refused with INVALID_JSON. */
+  submitJsonText(text: string, options?: SubmitOptions): Promise<SubmitResult>;
   /** A partial model (networkId, parents, nonce may be missing; 0 counts as missing for networkId and nonce). */
   submitModel(partial: PartialMessage, options?: SubmitOptions): Promise<SubmitResult>;
   getMessage(id: string): Promise<StoredMessage | undefined>;
@@ -353,7 +357,6 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
 
   /** Every rule but the PoW; then mines when asked, and stores. */
   async function process(message: Message, bytes: Uint8Array, mineNonce: boolean, options: SubmitOptions): Promise<SubmitResult> {
-    const { signal } = options;
     const { ledger: ledgerOn } = await ready();
     // A message submitted again (its nonce given, so the same bytes) is answered with its id, as Hornet does, before
     // the rules that its own first acceptance changed (its inputs are spent now) could refuse it.
@@ -369,7 +372,9 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
       message.nonce = nonce;
       checkPow(bytes);
     }
-    if (signal?.aborted) throw abortError(signal.reason);
+    // A client gone while the node mined for it gets nothing stored. The signal is read only here and by the miner:
+    // a server's request makes it on first read, which a submission that needs no mining never pays for.
+    if (mineNonce && options.signal?.aborted) throw abortError(options.signal.reason);
     const id = known ?? messageId(bytes);
     const arrivalTime = Date.now();
     const { stored } = await store.accept({ id, bytes, message, arrivalTime, coneRoots, ledger: mutation });
@@ -540,6 +545,19 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
         (async () => {
           const { partial, bytes } = partialMessageFromJsonWithBytes(input);
           return fromPartial(partial, submitOptions, bytes);
+        })(),
+      );
+    },
+    submitJsonText(text: string, submitOptions: SubmitOptions = {}): Promise<SubmitResult> {
+      return counted(
+        (async () => {
+          let read: ReturnType<typeof partialMessageFromJsonTextWithBytes>;
+          try {
+            read = partialMessageFromJsonTextWithBytes(text);
+          } catch (error) {
+            throw error instanceof SyntaxError ? malformedJson(error) : error;
+          }
+          return fromPartial(read.partial, submitOptions, read.bytes);
         })(),
       );
     },

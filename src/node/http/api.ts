@@ -7,10 +7,10 @@ import { messageToJson } from "../../model/json.js";
 import type { JwtClaims } from "../../auth/index.js";
 import { currentConeRoots, promotionAdvice } from "../cone.js";
 import { NodeError } from "../errors.js";
-import type { ChrysalisNode, NodeInfo } from "../pipeline.js";
+import type { ChrysalisNode, NodeInfo, SubmitOptions } from "../pipeline.js";
 import { messageMetadataJson } from "../shapes.js";
 import type { StoredMessage } from "../store/contract.js";
-import { bytesResponse, idParam, json, readBody, readJson, type Reply, type Route, type RouteCall } from "./router.js";
+import { bytesResponse, idParam, json, readBody, readJsonText, type Reply, type Route, type RouteCall } from "./router.js";
 import { includedMessageId, utxoRoutes } from "./utxo.js";
 
 export interface ApiRouteOptions {
@@ -37,12 +37,19 @@ export function apiRoutes(node: ChrysalisNode, options: ApiRouteOptions): Route[
     // The PoW queue serves requesters round-robin: an authenticated identity, else the client's address.
     const requester = claims !== undefined ? `identity:${claims.sub}` : `address:${context.clientKey ?? context.clientAddress ?? "unknown"}`;
     const gate = context.gate;
-    const submitOptions = { signal: request.signal, requester, admitPow: gate === undefined ? undefined : () => gate.pow() };
+    // The signal is asked for only when the node mines (a server's request makes it on first read).
+    const submitOptions: SubmitOptions = {
+      get signal() {
+        return request.signal;
+      },
+      requester,
+      admitPow: gate === undefined ? undefined : () => gate.pow(),
+    };
     // Hornet's rule: a content type starting with application/json is JSON; anything else (none, text/plain,
     // application/octet-stream) is the raw message.
     const contentType = (request.headers.get("content-type") ?? "").trim().toLowerCase();
     const result = contentType.startsWith("application/json")
-      ? await node.submitMessage(await readJson(request, options.maxJsonBytes, true), submitOptions)
+      ? await node.submitJsonText(await readJsonText(request, options.maxJsonBytes, true), submitOptions)
       : await node.submitMessage(await readBody(request, MAX_MESSAGE_LENGTH), submitOptions);
     return json(201, { data: { messageId: result.messageId } }, { location: result.messageId });
   }

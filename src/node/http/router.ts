@@ -5,6 +5,7 @@ import { readAtMost, utf8 } from "../../bytes/bytes.js";
 import { ProtocolError } from "../../bytes/errors.js";
 import { isLowerHex } from "../../bytes/hex.js";
 import { MESSAGE_ID_LENGTH } from "../../bytes/limits.js";
+import { malformedJson } from "../../model/json-text.js";
 import { AuthError, wwwAuthenticate } from "../../auth/index.js";
 import { isAbortError, NodeError, publicMessage, statusOf } from "../errors.js";
 
@@ -143,21 +144,24 @@ export async function readBody(request: Request, limit: number): Promise<Uint8Ar
   return bytes;
 }
 
-
-/** Reads a JSON body (application/json, UTF-8) up to `limit` bytes; `typeChecked` when the caller already chose JSON. */
-export async function readJson(request: Request, limit: number, typeChecked = false): Promise<unknown> {
+/** Reads a JSON body's text (application/json, UTF-8) up to `limit` bytes; `typeChecked` when the caller already chose JSON. */
+export async function readJsonText(request: Request, limit: number, typeChecked = false): Promise<string> {
   if (!typeChecked && mediaType(request) !== "application/json") throw new NodeError("UNSUPPORTED_MEDIA_TYPE", "send the body as application/json");
   const body = await readBody(request, limit);
-  let text: string;
   try {
-    text = utf8.decode(body);
+    return utf8.decode(body);
   } catch {
     throw new ProtocolError("INVALID_JSON", "the body is not valid UTF-8");
   }
+}
+
+/** Reads a JSON body (application/json, UTF-8) up to `limit` bytes; `typeChecked` when the caller already chose JSON. */
+export async function readJson(request: Request, limit: number, typeChecked = false): Promise<unknown> {
+  const text = await readJsonText(request, limit, typeChecked);
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new ProtocolError("INVALID_JSON", `malformed JSON: ${(error as Error).message.slice(0, 200)}`);
+    throw malformedJson(error);
   }
 }
 
