@@ -10,7 +10,7 @@ export class NodeRequest implements Request {
   /** The path without the query string, as the router matches it. */
   readonly pathname: string;
   readonly #req: IncomingMessage;
-  readonly #origin: string;
+  readonly #origin: string | (() => string);
   #url: string | undefined;
   #headers: Headers | undefined;
   #controller: AbortController | undefined;
@@ -19,7 +19,8 @@ export class NodeRequest implements Request {
   #body: ReadableStream<Uint8Array<ArrayBuffer>> | null | undefined;
   #real: Request | undefined;
 
-  constructor(req: IncomingMessage, origin: string) {
+  /** `origin`: the scheme and host the URL is resolved against, or a function giving it when the URL is first read. */
+  constructor(req: IncomingMessage, origin: string | (() => string)) {
     this.#req = req;
     this.#origin = origin;
     this.method = req.method ?? "GET";
@@ -29,7 +30,7 @@ export class NodeRequest implements Request {
   }
 
   get url(): string {
-    return (this.#url ??= new URL(this.#req.url ?? "/", this.#origin).href);
+    return (this.#url ??= new URL(this.#req.url ?? "/", typeof this.#origin === "string" ? this.#origin : this.#origin()).href);
   }
 
   get headers(): Headers {

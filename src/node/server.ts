@@ -180,7 +180,8 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
       }
       inFlight++;
       const started = performance.now();
-      const client = edge.clientAddress(socket.remoteAddress, req.headers["x-forwarded-for"]);
+      // X-Forwarded-For is read only from a trusted proxy: reading req.headers builds node's whole header object.
+      const client = edge.clientAddress(socket.remoteAddress, () => req.headers["x-forwarded-for"]);
       const key = edge.clientKey(client);
       const context: RequestContext = { clientAddress: client, clientKey: key, gate: edge.gate(key) };
       const method = req.method ?? "GET";
@@ -232,7 +233,7 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
 
       let request: Request;
       try {
-        const origin = `http://${req.headers.host ?? host}`;
+        const origin = (): string => `http://${req.headers.host ?? host}`;
         if (lightRequests) {
           light = new NodeRequest(req, origin);
           request = light;
@@ -241,7 +242,7 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
           res.on("close", () => {
             if (!res.writableFinished) controller.abort(gone());
           });
-          request = toRequest(req, controller.signal, origin);
+          request = toRequest(req, controller.signal, origin());
         }
       } catch {
         answerJson(res, 400, errorBody(400, "MALFORMED_REQUEST", "malformed request"), {});

@@ -62,6 +62,9 @@ export function addressBlocks(address: string): { key: string; share: number }[]
   ];
 }
 
+/** An X-Forwarded-For header's value(s), as node:http gives them. */
+export type ForwardedFor = string | string[] | undefined;
+
 /** A set of trusted proxies, from CIDRs ("10.0.0.0/8", "fd00::/8") or single addresses. */
 export class TrustedProxies {
   readonly #list = new BlockList();
@@ -97,9 +100,11 @@ export class TrustedProxies {
    * first untrusted address. A malformed entry ends the walk at the last trusted hop, so a client cannot smuggle an
    * address past the proxy by writing its own X-Forwarded-For.
    */
-  clientAddress(peer: string, forwardedFor: string | string[] | undefined): string {
+  clientAddress(peer: string, given: ForwardedFor | (() => ForwardedFor)): string {
     let client = normalizeAddress(peer);
-    if (!this.has(client) || forwardedFor === undefined) return client;
+    if (!this.has(client)) return client;
+    const forwardedFor = typeof given === "function" ? given() : given;
+    if (forwardedFor === undefined) return client;
     const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(",") : forwardedFor).split(",");
     for (let i = hops.length - 1; i >= 0; i--) {
       const hop = normalizeAddress(hops[i]!.trim());

@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import { secretMatcher } from "../../crypto/sha256.js";
 import { NodeError } from "../errors.js";
 import type { EdgeGate } from "../http/router.js";
-import { addressBlocks, clientKey, normalizeAddress, TrustedProxies } from "./address.js";
+import { addressBlocks, clientKey, normalizeAddress, TrustedProxies, type ForwardedFor } from "./address.js";
 import { resolveLimits, type EdgeLimits, type EdgeLimitsInput, type RateClass } from "./limits.js";
 import { createLogger, logAccess, type AccessRecord, type LogOptions } from "./log.js";
 import { createMetrics, type EdgeMetrics, type MetricsSource } from "./metrics.js";
@@ -57,8 +57,9 @@ export interface Edge {
   readonly limits: EdgeLimits;
   readonly logger: Logger | undefined;
   readonly metrics: EdgeMetrics | undefined;
-  /** The client address of a request from `peer` with this X-Forwarded-For (honoured only from a trusted proxy). */
-  clientAddress(peer: string | undefined, forwardedFor: string | string[] | undefined): string;
+  /** The client address of a request from `peer` with this X-Forwarded-For (honoured only from a trusted proxy; given
+   * as a function, it is read only then). */
+  clientAddress(peer: string | undefined, forwardedFor: ForwardedFor | (() => ForwardedFor)): string;
   /** The key limits count an address under (an IPv6 address's /64). */
   clientKey(address: string): string;
   /**
@@ -180,7 +181,7 @@ export function watchNode(edge: Edge, node: MetricsSource): void {
 }
 
 export { resolveLimits, DEFAULT_LIMITS, DEFAULT_RATES, RATE_CLASSES, type EdgeLimits, type EdgeLimitsInput, type RateClass, type RateLimit } from "./limits.js";
-export { TrustedProxies, addressBlocks, clientKey, normalizeAddress } from "./address.js";
+export { TrustedProxies, addressBlocks, clientKey, normalizeAddress, type ForwardedFor } from "./address.js";
 export { RateLimiter, type RateDecision } from "./rate.js";
 export { createLogger, prettyDestination, LOG_LEVELS, type LogLevel, type LogOptions, type AccessRecord } from "./log.js";
 export { createMetrics, type EdgeMetrics, type MetricsSource } from "./metrics.js";
