@@ -9,7 +9,7 @@ export const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info"
 export interface LogOptions {
   /** Default "info"; "silent" logs nothing. */
   level?: LogLevel;
-  /** Where lines go. Default: standard output, written asynchronously in blocks of up to 4 KiB and at least once a
+  /** Where lines go. Default: standard output, written asynchronously in blocks of 32 KiB and at least once a
    * second (a write call per line cost the node about a tenth of its time per request). */
   destination?: { write(line: string): unknown };
   /** Human-readable lines instead of JSON. Default: when the destination is a terminal. */
@@ -54,6 +54,9 @@ export function prettyDestination(out: { write(line: string): unknown }): { writ
 
 // How often buffered log lines are written out at the latest.
 const FLUSH_INTERVAL_MS = 1000;
+// Lines are written out in blocks of this size (or at the flush interval): each write is a hop to libuv's thread pool,
+// which at 4 KiB blocks (one per 16 access lines) cost the node a tenth of a trivial request's CPU per request.
+const LOG_BLOCK_BYTES = 32 * 1024;
 
 /** A pino logger for the node. */
 export function createLogger(options: LogOptions = {}): Logger {
@@ -61,7 +64,7 @@ export function createLogger(options: LogOptions = {}): Logger {
   let destination = options.destination;
   if (destination === undefined) {
     // A terminal is written line by line; anything else (a file, a pipe to a collector) in blocks.
-    const stdout = pino.destination({ dest: 1, sync: pretty, minLength: pretty ? 0 : 4096 });
+    const stdout = pino.destination({ dest: 1, sync: pretty, minLength: pretty ? 0 : LOG_BLOCK_BYTES, maxWrite: 2 * LOG_BLOCK_BYTES });
     if (!pretty) {
       const timer = setInterval(() => stdout.flush(), FLUSH_INTERVAL_MS).unref();
       stdout.once("close", () => clearInterval(timer));
