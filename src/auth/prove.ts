@@ -260,33 +260,28 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
         // The likeliest nonce first, without the search's generator: the one this instance's GET hands out now, which a
         // client that signs and posts at once signed. The search yields the same pair first (same lane memory, nothing
         // awaited in between) and counts it against its budget, so skipping it there keeps the verification bound.
-        const firstLane = firstFreeLane(lanes.mask(id, current, current));
-        const first = firstLane >= 0 && current >= 0 && current <= MAX_ISSUED_SECONDS;
-        if (first) {
-          const candidate = nonceOf(mint, id, current, firstLane);
-          signer = signedBy(keys, candidate, signature);
-          if (signer !== undefined) {
-            matched = candidate;
-            issued = current;
-            lane = firstLane;
-          }
-        }
-        const search = matched === undefined ? candidates(id, current, keys.length) : [];
-        for (const [second, candidateLane] of search) {
-          if (first && second === current && candidateLane === firstLane) continue;
+        const tryNonce = (second: number, candidateLane: number): boolean => {
           const candidate = nonceOf(mint, id, second, candidateLane);
           signer = signedBy(keys, candidate, signature);
-          if (signer !== undefined) {
-            matched = candidate;
-            issued = second;
-            lane = candidateLane;
-            break;
+          if (signer === undefined) return false;
+          matched = candidate;
+          issued = second;
+          lane = candidateLane;
+          return true;
+        };
+        const firstLane = firstFreeLane(lanes.mask(id, current, current));
+        const first = firstLane >= 0 && current >= 0 && current <= MAX_ISSUED_SECONDS;
+        if (!first || !tryNonce(current, firstLane)) {
+          for (const [second, candidateLane] of candidates(id, current, keys.length)) {
+            if (first && second === current && candidateLane === firstLane) continue;
+            if (tryNonce(second, candidateLane)) break;
           }
         }
       }
       if (matched === undefined || signer === undefined) throw refused();
+      const signed: string = matched;
       const expiresAt = (issued + lifetime + NONCE_CLOCK_SKEW_SECONDS) * 1000;
-      const redeemed = await storeCall(() => store.redeemNonce(matched, expiresAt));
+      const redeemed = await storeCall(() => store.redeemNonce(signed, expiresAt));
       // Either way the lane is taken now: the next GET of this second hands out the next one.
       lanes.mark(id, issued, lane, issued + lifetime + NONCE_CLOCK_SKEW_SECONDS);
       if (!redeemed) throw new AuthError("NONCE_EXPIRED_OR_USED", "this nonce was used already: request a new one", { path: "nonce" });

@@ -16,7 +16,7 @@ import {
 } from "../bytes/limits.js";
 import { writers } from "./codecs.generated.js";
 import { writtenBytes } from "./engine.js";
-import { messageFromJsonWithBytes, partialMessageFromJsonWithBytes } from "./json.js";
+import { messageFromJsonWithBytes, partialMessageFromJsonWithBytes, partialOf } from "./json.js";
 import { jsonDecimal, type Obj } from "./runtime.js";
 import type { Message, PartialMessage } from "./types.js";
 
@@ -40,13 +40,7 @@ export function messageFromJsonText(text: string): Message {
 export function partialMessageFromJsonTextWithBytes(text: string): { partial: PartialMessage; bytes: Uint8Array | undefined } {
   const read = readText(text, true);
   if (read === undefined) return partialMessageFromJsonWithBytes(JSON.parse(text));
-  const { message: whole, bytes } = read;
-  const partial: PartialMessage = {};
-  if (whole.networkId !== 0n) partial.networkId = whole.networkId;
-  if (!noParents) partial.parents = whole.parents;
-  if (whole.payload !== undefined) partial.payload = whole.payload;
-  if (whole.nonce !== 0n) partial.nonce = whole.nonce;
-  return { partial, bytes: whole.networkId !== 0n && !noParents ? bytes : undefined };
+  return partialOf(read.message, read.bytes, noParents);
 }
 
 // Longer texts (a message is at most 32 KiB, 64 Ki hex digits) go to JSON.parse; the ASCII copy of the text grows to

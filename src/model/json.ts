@@ -103,6 +103,12 @@ export function partialMessageFromJsonWithBytes(json: unknown): { partial: Parti
     payload: given.payload,
     nonce: isMissing(given.nonce) ? "0" : given.nonce,
   });
+  return partialOf(whole, bytes, noParents);
+}
+
+/** The partial message a whole one read with placeholders stands for (0 networkId and nonce, the zero parent when
+ * `noParents`), and its bytes when they are final (network and parents given; the nonce slot is filled later). */
+export function partialOf(whole: Message, bytes: Uint8Array, noParents: boolean): { partial: PartialMessage; bytes: Uint8Array | undefined } {
   const partial: PartialMessage = {};
   if (whole.networkId !== 0n) partial.networkId = whole.networkId;
   if (!noParents) partial.parents = whole.parents;
