@@ -210,11 +210,11 @@ async function login(agent: Agent, port: number, who: Identity): Promise<string>
 
 let submissionCounter = 0;
 
-function indexation(tag: string, nonce: bigint): Message {
+function indexation(tag: string, nonce: bigint, parents: Uint8Array[] = [new Uint8Array(32)]): Message {
   const n = submissionCounter++;
   return {
     networkId: networkId(NETWORK),
-    parents: [new Uint8Array(32)],
+    parents,
     payload: { type: 2, index: utf8.encode("bench"), data: utf8.encode(`edge ${tag} ${process.pid} ${n} ${"x".repeat(80)}`) },
     nonce,
   };
@@ -271,10 +271,23 @@ async function startNodes(name: string, storage: () => Promise<Storage>, files: 
   }
 }
 
-/** The JSON body of a new complete message (score 0: any nonce passes and the check still runs; not 0, which a node
- * reads as "mine it for me"). Made as it is sent: a fixed supply would run out on a faster machine. */
-function completeJson(): string {
-  return JSON.stringify(messageToJson(indexation("complete", 1n)));
+/** The JSON body of a new complete message on these parents (score 0: any nonce passes and the check still runs; not 0,
+ * which a node reads as "mine it for me"). Made as it is sent: a fixed supply would run out on a faster machine. */
+function completeJson(parents: Uint8Array[]): string {
+  return JSON.stringify(messageToJson(indexation("complete", 1n, parents)));
+}
+
+/** The node's current tips, as a client picks parents: asked before each phase (a fixed parent would fall below max
+ * depth as milestones pass during a long run). */
+async function currentTips(port: number): Promise<Uint8Array[]> {
+  const agent = new Agent({ keepAlive: false });
+  try {
+    const answer = await send(agent, port, "GET", "/api/v1/tips");
+    expect(answer, 200, "tips");
+    return (JSON.parse(answer.body) as { data: { tipMessageIds: string[] } }).data.tipMessageIds.map((id) => Buffer.from(id, "hex"));
+  } finally {
+    agent.destroy();
+  }
 }
 
 /** The JSON body of a new partial message: the payload alone, the node fills network, parents and nonce. */
@@ -371,8 +384,10 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
           [
             "complete submission",
             "complete submission",
-            () =>
-              phase(node.plain.pid, async (agent) => expect(await send(agent, node.plain.port, "POST", "/api/v1/messages", completeJson(), auth), 201, "submission")),
+            async () => {
+              const parents = await currentTips(node.plain.port);
+              return phase(node.plain.pid, async (agent) => expect(await send(agent, node.plain.port, "POST", "/api/v1/messages", completeJson(parents), auth), 201, "submission"));
+            },
           ],
           [
             "login",
