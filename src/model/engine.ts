@@ -6,6 +6,7 @@ import { ProtocolError } from "../bytes/errors.js";
 import { MAX_MESSAGE_LENGTH } from "../bytes/limits.js";
 import type { JsonRoot, ReadRoot, WriteRoot } from "./roots.js";
 import { beginJson, type Obj } from "./runtime.js";
+import type { Message, PartialMessage } from "./types.js";
 
 /** What an engine makes of one node: `size` validates a model and measures it; `fromJson` applies every rule but order
  * and the array rules, which need the bytes (fromJsonWith runs them by validating). */
@@ -143,4 +144,15 @@ export function toJsonWith(toJson: ToJsonFn, value: unknown): unknown {
     if (e instanceof Fault) throw e.toProtocolError("");
     throw e;
   }
+}
+
+/** The partial message a whole one read with placeholders stands for (0 networkId and nonce, the zero parent when
+ * `noParents`), and its bytes when they are final (network and parents given; the nonce slot is filled later). */
+export function partialOf(whole: Message, bytes: Uint8Array, noParents: boolean): { partial: PartialMessage; bytes: Uint8Array | undefined } {
+  const partial: PartialMessage = {};
+  if (whole.networkId !== 0n) partial.networkId = whole.networkId;
+  if (!noParents) partial.parents = whole.parents;
+  if (whole.payload !== undefined) partial.payload = whole.payload;
+  if (whole.nonce !== 0n) partial.nonce = whole.nonce;
+  return { partial, bytes: whole.networkId !== 0n && !noParents ? bytes : undefined };
 }

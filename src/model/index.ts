@@ -3,7 +3,7 @@
 export type * from "./types.js";
 export * from "./codec.js";
 export * from "./json.js";
-export * from "./json-text.js";
+export { messageFromJsonText, messageFromJsonTextWithBytes, partialMessageFromJsonTextWithBytes } from "./json-text.js";
 export type * from "./rest.js";
 export * from "./ids.js";
 export * from "./transaction.js";

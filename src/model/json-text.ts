@@ -15,8 +15,8 @@ import {
   TOTAL_SUPPLY, TRANSACTION_ID_LENGTH,
 } from "../bytes/limits.js";
 import { writers } from "./codecs.generated.js";
-import { writtenBytes } from "./engine.js";
-import { messageFromJsonWithBytes, partialMessageFromJsonWithBytes, partialOf } from "./json.js";
+import { partialOf, writtenBytes } from "./engine.js";
+import { messageFromJsonWithBytes, partialMessageFromJsonWithBytes } from "./json.js";
 import { jsonDecimal, type Obj } from "./runtime.js";
 import type { Message, PartialMessage } from "./types.js";
 

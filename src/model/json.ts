@@ -3,7 +3,7 @@
 import { ProtocolError } from "../bytes/errors.js";
 import { MAX_MESSAGE_LENGTH, MESSAGE_ID_LENGTH } from "../bytes/limits.js";
 import { jsonReaders, jsonWriters, sizers, writers } from "./codecs.generated.js";
-import { fromJsonWith, fromJsonWithBytes, toJsonWith } from "./engine.js";
+import { fromJsonWith, fromJsonWithBytes, partialOf, toJsonWith } from "./engine.js";
 import type { Message, MessageJson, PartialMessage, Payload, PayloadJson } from "./types.js";
 
 export type {
@@ -106,13 +106,3 @@ export function partialMessageFromJsonWithBytes(json: unknown): { partial: Parti
   return partialOf(whole, bytes, noParents);
 }
 
-/** The partial message a whole one read with placeholders stands for (0 networkId and nonce, the zero parent when
- * `noParents`), and its bytes when they are final (network and parents given; the nonce slot is filled later). */
-export function partialOf(whole: Message, bytes: Uint8Array, noParents: boolean): { partial: PartialMessage; bytes: Uint8Array | undefined } {
-  const partial: PartialMessage = {};
-  if (whole.networkId !== 0n) partial.networkId = whole.networkId;
-  if (!noParents) partial.parents = whole.parents;
-  if (whole.payload !== undefined) partial.payload = whole.payload;
-  if (whole.nonce !== 0n) partial.nonce = whole.nonce;
-  return { partial, bytes: whole.networkId !== 0n && !noParents ? bytes : undefined };
-}
