@@ -112,7 +112,9 @@ export interface ConfirmedMessage extends ReferencedMessage {
 }
 
 export interface SubmitOptions {
-  /** Aborting (the client went away) cancels the PoW job when nobody else waits for it; nothing is stored. */
+  /** Aborting (the client went away) cancels the PoW job when nobody else waits for it, and a message the node mined
+   * for this submission is then not stored. Read only when the node mines (a complete message is checked and stored
+   * without it), so a getter that makes the signal on first read costs nothing otherwise. */
   signal?: AbortSignal | undefined;
   /** Who asks, for the PoW queue's round-robin and per-requester bound (an identity, else a client address). */
   requester?: string | undefined;
