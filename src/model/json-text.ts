@@ -126,6 +126,16 @@ function openObject(): boolean {
   return true;
 }
 
+/** `{` and the key of the object's first member (its index in `names`), or -1 for `{}`. */
+function firstMember(names: readonly Uint8Array[]): number {
+  return openObject() ? -1 : key(names, 0);
+}
+
+/** After a member: `,` and the next member's key (none of `seen` again), or `}` and -1. */
+function nextMember(names: readonly Uint8Array[], seen: number): number {
+  return endOf(0x7d) ? -1 : key(names, seen);
+}
+
 /** `[`, and true if the array is empty. */
 function openArray(): boolean {
   expect(0x5b);
@@ -235,15 +245,12 @@ function readMessage(partial: boolean): Obj {
   let payload: Obj | undefined;
   let nonce: bigint | undefined;
   let seen = 0;
-  if (!openObject()) {
-    do {
-      const k = key(MESSAGE_KEYS, seen);
-      seen |= 1 << k;
-      if (k === 0) networkId = partial && isNull() ? undefined : decimal();
-      else if (k === 1) parents = partial && isNull() ? undefined : parentList(partial ? 0 : MIN_PARENTS);
-      else if (k === 2) payload = isNull() ? undefined : messagePayload();
-      else nonce = partial && isNull() ? undefined : decimal();
-    } while (!endOf(0x7d));
+  for (let k = firstMember(MESSAGE_KEYS); k >= 0; k = nextMember(MESSAGE_KEYS, seen)) {
+    seen |= 1 << k;
+    if (k === 0) networkId = partial && isNull() ? undefined : decimal();
+    else if (k === 1) parents = partial && isNull() ? undefined : parentList(partial ? 0 : MIN_PARENTS);
+    else if (k === 2) payload = isNull() ? undefined : messagePayload();
+    else nonce = partial && isNull() ? undefined : decimal();
   }
   if (partial) {
     noParents = parents === undefined || parents.length === 0;
@@ -273,16 +280,13 @@ function messagePayload(): Obj {
   let index: Uint8Array | undefined;
   let data: Uint8Array | undefined;
   let seen = 0;
-  if (!openObject()) {
-    do {
-      const k = key(PAYLOAD_KEYS, seen);
-      seen |= 1 << k;
-      if (k === 0) type = integer(0, 2);
-      else if (k === 1) essence = transactionEssence();
-      else if (k === 2) unlockBlocks = unlockBlockList();
-      else if (k === 3) index = varHex(MIN_INDEX_LENGTH, MAX_INDEX_LENGTH);
-      else data = isNull() ? undefined : varHex(0, MAX_HEX_CHARS);
-    } while (!endOf(0x7d));
+  for (let k = firstMember(PAYLOAD_KEYS); k >= 0; k = nextMember(PAYLOAD_KEYS, seen)) {
+    seen |= 1 << k;
+    if (k === 0) type = integer(0, 2);
+    else if (k === 1) essence = transactionEssence();
+    else if (k === 2) unlockBlocks = unlockBlockList();
+    else if (k === 3) index = varHex(MIN_INDEX_LENGTH, MAX_INDEX_LENGTH);
+    else data = isNull() ? undefined : varHex(0, MAX_HEX_CHARS);
   }
   if (type === 0 && seen === 0b111 && essence !== undefined && unlockBlocks !== undefined) {
     if (unlockBlocks.length !== (essence.inputs as unknown[]).length) miss();
@@ -297,14 +301,11 @@ function indexationPayload(): Obj {
   let index: Uint8Array | undefined;
   let data: Uint8Array | undefined;
   let seen = 0;
-  if (!openObject()) {
-    do {
-      const k = key(INDEXATION_KEYS, seen);
-      seen |= 1 << k;
-      if (k === 0) type = integer(2, 2);
-      else if (k === 1) index = varHex(MIN_INDEX_LENGTH, MAX_INDEX_LENGTH);
-      else data = isNull() ? undefined : varHex(0, MAX_HEX_CHARS);
-    } while (!endOf(0x7d));
+  for (let k = firstMember(INDEXATION_KEYS); k >= 0; k = nextMember(INDEXATION_KEYS, seen)) {
+    seen |= 1 << k;
+    if (k === 0) type = integer(2, 2);
+    else if (k === 1) index = varHex(MIN_INDEX_LENGTH, MAX_INDEX_LENGTH);
+    else data = isNull() ? undefined : varHex(0, MAX_HEX_CHARS);
   }
   if (type !== 2 || index === undefined) miss();
   return { type, index, data: data ?? new Uint8Array(0) };
@@ -316,15 +317,12 @@ function transactionEssence(): Obj {
   let outputs: Obj[] | undefined;
   let payload: Obj | undefined;
   let seen = 0;
-  if (!openObject()) {
-    do {
-      const k = key(ESSENCE_KEYS, seen);
-      seen |= 1 << k;
-      if (k === 0) type = integer(0, 0);
-      else if (k === 1) inputs = list(MAX_INPUTS, utxoInput);
-      else if (k === 2) outputs = list(MAX_OUTPUTS, output);
-      else payload = isNull() ? undefined : indexationPayload();
-    } while (!endOf(0x7d));
+  for (let k = firstMember(ESSENCE_KEYS); k >= 0; k = nextMember(ESSENCE_KEYS, seen)) {
+    seen |= 1 << k;
+    if (k === 0) type = integer(0, 0);
+    else if (k === 1) inputs = list(MAX_INPUTS, utxoInput);
+    else if (k === 2) outputs = list(MAX_OUTPUTS, output);
+    else payload = isNull() ? undefined : indexationPayload();
   }
   if (type !== 0 || inputs === undefined || outputs === undefined) miss();
   return { type, inputs, outputs, payload };
@@ -346,14 +344,11 @@ function utxoInput(): Obj {
   let transactionId: Uint8Array | undefined;
   let transactionOutputIndex = -1;
   let seen = 0;
-  if (!openObject()) {
-    do {
-      const k = key(INPUT_KEYS, seen);
-      seen |= 1 << k;
-      if (k === 0) type = integer(0, 0);
-      else if (k === 1) transactionId = hex(TRANSACTION_ID_LENGTH);
-      else transactionOutputIndex = integer(0, MAX_OUTPUT_INDEX);
-    } while (!endOf(0x7d));
+  for (let k = firstMember(INPUT_KEYS); k >= 0; k = nextMember(INPUT_KEYS, seen)) {
+    seen |= 1 << k;
+    if (k === 0) type = integer(0, 0);
+    else if (k === 1) transactionId = hex(TRANSACTION_ID_LENGTH);
+    else transactionOutputIndex = integer(0, MAX_OUTPUT_INDEX);
   }
   if (type !== 0 || transactionId === undefined || transactionOutputIndex < 0) miss();
   return { type, transactionId, transactionOutputIndex };
@@ -364,14 +359,11 @@ function output(): Obj {
   let address: Obj | undefined;
   let amount = -1;
   let seen = 0;
-  if (!openObject()) {
-    do {
-      const k = key(OUTPUT_KEYS, seen);
-      seen |= 1 << k;
-      if (k === 0) type = integer(0, 1);
-      else if (k === 1) address = ed25519Address();
-      else amount = integer(1, TOTAL_SUPPLY);
-    } while (!endOf(0x7d));
+  for (let k = firstMember(OUTPUT_KEYS); k >= 0; k = nextMember(OUTPUT_KEYS, seen)) {
+    seen |= 1 << k;
+    if (k === 0) type = integer(0, 1);
+    else if (k === 1) address = ed25519Address();
+    else amount = integer(1, TOTAL_SUPPLY);
   }
   if (type < 0 || address === undefined || amount < (type === 1 ? DUST_ALLOWANCE_MINIMUM : 1)) miss();
   return { type, address, amount };
@@ -381,13 +373,10 @@ function ed25519Address(): Obj {
   let type = -1;
   let address: Uint8Array | undefined;
   let seen = 0;
-  if (!openObject()) {
-    do {
-      const k = key(ADDRESS_KEYS, seen);
-      seen |= 1 << k;
-      if (k === 0) type = integer(0, 0);
-      else address = hex(ED25519_ADDRESS_LENGTH);
-    } while (!endOf(0x7d));
+  for (let k = firstMember(ADDRESS_KEYS); k >= 0; k = nextMember(ADDRESS_KEYS, seen)) {
+    seen |= 1 << k;
+    if (k === 0) type = integer(0, 0);
+    else address = hex(ED25519_ADDRESS_LENGTH);
   }
   if (type !== 0 || address === undefined) miss();
   return { type, address };
@@ -402,14 +391,11 @@ function unlockBlock(): Obj {
   let signature: Obj | undefined;
   let reference = -1;
   let seen = 0;
-  if (!openObject()) {
-    do {
-      const k = key(UNLOCK_KEYS, seen);
-      seen |= 1 << k;
-      if (k === 0) type = integer(0, 1);
-      else if (k === 1) signature = ed25519Signature();
-      else reference = integer(0, MAX_U16);
-    } while (!endOf(0x7d));
+  for (let k = firstMember(UNLOCK_KEYS); k >= 0; k = nextMember(UNLOCK_KEYS, seen)) {
+    seen |= 1 << k;
+    if (k === 0) type = integer(0, 1);
+    else if (k === 1) signature = ed25519Signature();
+    else reference = integer(0, MAX_U16);
   }
   if (type === 0 && seen === 0b011 && signature !== undefined) return { type, signature };
   if (type === 1 && seen === 0b101) return { type, reference };
@@ -421,14 +407,11 @@ function ed25519Signature(): Obj {
   let publicKey: Uint8Array | undefined;
   let signature: Uint8Array | undefined;
   let seen = 0;
-  if (!openObject()) {
-    do {
-      const k = key(SIGNATURE_KEYS, seen);
-      seen |= 1 << k;
-      if (k === 0) type = integer(0, 0);
-      else if (k === 1) publicKey = hex(ED25519_PUBLIC_KEY_LENGTH);
-      else signature = hex(ED25519_SIGNATURE_LENGTH);
-    } while (!endOf(0x7d));
+  for (let k = firstMember(SIGNATURE_KEYS); k >= 0; k = nextMember(SIGNATURE_KEYS, seen)) {
+    seen |= 1 << k;
+    if (k === 0) type = integer(0, 0);
+    else if (k === 1) publicKey = hex(ED25519_PUBLIC_KEY_LENGTH);
+    else signature = hex(ED25519_SIGNATURE_LENGTH);
   }
   if (type !== 0 || publicKey === undefined || signature === undefined) miss();
   return { type, publicKey, signature };
