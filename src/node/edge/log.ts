@@ -102,8 +102,8 @@ export function logAccess(logger: Logger, record: AccessRecord): void {
   }
   if (!logger.isLevelEnabled(level)) return;
   // pino's line for (record, "request") with base null: level, time, the record's fields in order, msg. The strings
-  // go through JSON.stringify (a path may hold quotes or backslashes); status is an integer and ms a finite number,
-  // written as JSON writes them.
+  // are written as JSON.stringify writes them (jsonString: a path may hold quotes or backslashes); status is an
+  // integer and ms a finite number, written as JSON writes them.
   const ms = Number.isFinite(record.ms) ? record.ms : null;
   stream.write(
     `{"level":${level === "warn" ? 40 : 30},"time":${Date.now()},"method":${jsonString(record.method)},"route":${jsonString(record.route)},"path":${jsonString(record.path)},"status":${record.status},"ms":${ms},"client":${jsonString(record.client)},"msg":"request"}\n`,

@@ -134,7 +134,8 @@ export function createMetrics(): EdgeMetrics {
   const requests = counter("chrysalis_http_requests_total", "HTTP requests answered, by route, method and status", registry);
   const latency = histogram("chrysalis_http_request_duration_seconds", "Time from a request's arrival to its answer, by route and method", LATENCY_BUCKETS, registry);
   const logins = counter("chrysalis_logins_total", "Prove-ownership proofs, by result (success: a JWT was issued)", registry);
-  // The series one answered request updates, by route, method and status.
+  // The series one answered request updates, by route, method and status (finite sets: the route table's names,
+  // the methods node:http parses, the statuses the node answers).
   const perAnswer = new Map<string, { requests: CounterSeries; latency: HistogramSeries; login: CounterSeries | undefined }>();
   const limited = new Counter({ name: "chrysalis_rate_limited_total", help: "Requests refused with 429, by rate class", labelNames: ["class"] as const, registers: [registry] });
   const refused = new Counter({ name: "chrysalis_connections_refused_total", help: "Connections refused at a cap, by which cap", labelNames: ["cap"] as const, registers: [registry] });
