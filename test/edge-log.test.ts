@@ -71,3 +71,35 @@ describe("an access record of the node's own logger is the line pino writes", ()
     expect(JSON.parse(out.lines[1]!)).toMatchObject({ part: "edge", route: "message-raw", msg: "request" });
   });
 });
+
+describe("the default destination (standard output, not a terminal) writes lines in blocks", () => {
+  // A child process with the built package: its standard output is a pipe, so createLogger() takes the block writer.
+  const logger = new URL("../dist/node/edge/log.js", import.meta.url).href;
+  const run = async (body: string): Promise<{ lines: string[]; at: number[] }> => {
+    const { spawn } = await import("node:child_process");
+    const child = spawn(process.execPath, ["--input-type=module", "-e", `import { createLogger, logAccess } from ${JSON.stringify(logger)};\nconst log = createLogger();\n${body}`], { stdio: ["ignore", "pipe", "inherit"] });
+    const started = performance.now();
+    const at: number[] = [];
+    let text = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      text += chunk;
+      at.push(performance.now() - started);
+    });
+    await new Promise<void>((resolve, reject) => child.once("close", (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`)))));
+    return { lines: text.split("\n").filter((line) => line !== ""), at };
+  };
+
+  it("every line arrives, in order, when the process exits with lines still held (process.exit included)", async () => {
+    const { lines } = await run(`for (let i = 0; i < 5000; i++) logAccess(log, { method: "GET", route: "r", path: "/" + i, status: 200, ms: 1, client: "127.0.0.1" });\nlog.warn("last");\nprocess.exit(0);`);
+    expect(lines).toHaveLength(5001);
+    lines.slice(0, 5000).forEach((line, i) => expect(JSON.parse(line)).toMatchObject({ path: `/${i}`, msg: "request" }));
+    expect(JSON.parse(lines[5000]!)).toMatchObject({ level: 40, msg: "last" });
+  }, 20_000);
+
+  it("a line is held no longer than about a second when nothing else is written", async () => {
+    const { lines, at } = await run(`log.info("held");\nsetTimeout(() => process.exit(0), 3000);`);
+    expect(lines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual(["held"]);
+    // Written by the once-a-second hand-over, well before the exit at 3 s would have written it.
+    expect(at[0]).toBeLessThan(2500);
+  }, 20_000);
+});

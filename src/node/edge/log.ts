@@ -64,12 +64,8 @@ export function createLogger(options: LogOptions = {}): Logger {
   let destination = options.destination;
   if (destination === undefined) {
     // A terminal is written line by line; anything else (a file, a pipe to a collector) in blocks.
-    const stdout = pino.destination({ dest: 1, sync: pretty, minLength: pretty ? 0 : LOG_BLOCK_BYTES, maxWrite: 2 * LOG_BLOCK_BYTES });
-    if (!pretty) {
-      const timer = setInterval(() => stdout.flush(), FLUSH_INTERVAL_MS).unref();
-      stdout.once("close", () => clearInterval(timer));
-    }
-    destination = stdout;
+    const stdout = pino.destination({ dest: 1, sync: pretty, minLength: 0, maxWrite: 2 * LOG_BLOCK_BYTES });
+    destination = pretty ? stdout : new LineBlocks(stdout);
   }
   const stream = pretty ? prettyDestination(destination) : destination;
   const logger = pino(
@@ -83,6 +79,52 @@ export function createLogger(options: LogOptions = {}): Logger {
   );
   OWN_STREAMS.set(logger, stream);
   return logger;
+}
+
+/**
+ * Gathers lines into blocks of LOG_BLOCK_BYTES before they reach sonic-boom, and hands over what it holds at least once
+ * a second, on flush() and when the process exits. sonic-boom's own buffering measures the UTF-8 length of the whole
+ * block it appends to on every write: at 32 KiB blocks that was about 10 µs per access line, a seventh of a trivial
+ * request's CPU.
+ */
+class LineBlocks {
+  #lines: string[] = [];
+  #chars = 0;
+  #closed = false;
+  readonly #out: ReturnType<typeof pino.destination>;
+
+  constructor(out: ReturnType<typeof pino.destination>) {
+    this.#out = out;
+    const timer = setInterval(() => this.#handOver(), FLUSH_INTERVAL_MS).unref();
+    // Before sonic-boom's own exit hook (pino registers it), which writes out what sonic-boom holds synchronously.
+    const atExit = (): void => this.#handOver();
+    process.prependListener("exit", atExit);
+    out.once("close", () => {
+      this.#closed = true;
+      clearInterval(timer);
+      process.off("exit", atExit);
+    });
+  }
+
+  write(line: string): void {
+    this.#lines.push(line);
+    this.#chars += line.length;
+    if (this.#chars >= LOG_BLOCK_BYTES) this.#handOver();
+  }
+
+  /** pino's logger.flush(): what is held goes out now. */
+  flush(cb?: (error?: Error | null) => void): void {
+    this.#handOver();
+    this.#out.flush(cb);
+  }
+
+  #handOver(): void {
+    if (this.#lines.length === 0 || this.#closed) return;
+    const block = this.#lines.join("");
+    this.#lines = [];
+    this.#chars = 0;
+    this.#out.write(block);
+  }
 }
 
 // Loggers made by createLogger, and where their lines go. Their options are fixed here (no base fields, mixin,
