@@ -213,7 +213,23 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
   const genesis = options.genesis ?? options.ledger?.genesis();
   const checkSolidity = options.checkSolidity ?? true;
   let opened: Promise<StoreOpenResult> | undefined;
-  const ready = (): Promise<StoreOpenResult> => (opened ??= store.open({ network, genesis, snapshot: options.snapshot }));
+  // Set once the store has opened: reads then go to it at once rather than after an await of the open promise.
+  let isOpen = false;
+  const ready = (): Promise<StoreOpenResult> =>
+    (opened ??= store.open({ network, genesis, snapshot: options.snapshot }).then((result) => {
+      isOpen = true;
+      return result;
+    }));
+  /** `read` once the store is open. */
+  const whenOpen = <T>(read: () => Promise<T>): Promise<T> => {
+    if (!isOpen) return ready().then(read);
+    try {
+      return read();
+    } catch (error) {
+      // A store whose method throws rather than rejects: the caller still gets a rejection, as from an async method.
+      return Promise.reject(error);
+    }
+  };
   const listeners = new Set<NodeEventListener>();
   function emit(event: NodeEvent): void {
     for (const listener of listeners) {
@@ -566,13 +582,11 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     submitModel(partial: PartialMessage, submitOptions: SubmitOptions = {}): Promise<SubmitResult> {
       return counted(fromPartial(partial, submitOptions));
     },
-    async getMessage(id: string): Promise<StoredMessage | undefined> {
-      await ready();
-      return store.get(id);
+    getMessage(id: string): Promise<StoredMessage | undefined> {
+      return whenOpen(() => store.get(id));
     },
-    async getMetadata(id: string): Promise<MessageMetadata | undefined> {
-      await ready();
-      return store.metadata(id);
+    getMetadata(id: string): Promise<MessageMetadata | undefined> {
+      return whenOpen(() => store.metadata(id));
     },
     async tips(max = MAX_PARENTS): Promise<string[]> {
       await ready();

@@ -12,7 +12,7 @@ import { Server as NetServer, type AddressInfo, type Socket } from "node:net";
 import { Readable, type Duplex } from "node:stream";
 import { createEdge, type Edge } from "./edge/index.js";
 import { shuttingDown } from "./errors.js";
-import type { Handler, RequestContext } from "./http/index.js";
+import type { EdgeGate, Handler, RequestContext } from "./http/index.js";
 import { Answer, routerAnswers, type Reply } from "./http/router.js";
 import { NodeRequest } from "./node-request.js";
 
@@ -149,6 +149,86 @@ function answerJson(res: ServerResponse, status: number, body: string, headers: 
   res.end(body);
 }
 
+/** What every request of one server shares. */
+interface ServerState {
+  readonly edge: Edge;
+  readonly run: (request: Request, context: RequestContext) => Promise<Reply>;
+  draining: boolean;
+  inFlight: number;
+  /** Called when the last request in flight ends, while close() waits for them. */
+  idle: (() => void) | undefined;
+}
+
+// The exchange a response belongs to, for the close listener every response shares.
+const EXCHANGE = Symbol("exchange");
+type TrackedResponse = ServerResponse & { [EXCHANGE]?: Exchange };
+function onResponseClose(this: TrackedResponse): void {
+  this[EXCHANGE]?.finish();
+}
+
+/**
+ * One request from its arrival to its access record: the RequestContext the router and the routes see, and what the
+ * response's close listener needs. One object per request, its methods on the class: a context object, a dozen
+ * closures and a once() wrapper per request were a measurable part of a trivial request's CPU (allocation and GC).
+ */
+class Exchange implements RequestContext {
+  route: string | undefined = undefined;
+  /** The NodeRequest whose signal aborts when the client goes away before the answer is complete. */
+  light: NodeRequest | undefined = undefined;
+  #done = false;
+
+  constructor(
+    readonly state: ServerState,
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly method: string,
+    readonly path: string,
+    readonly clientAddress: string,
+    readonly clientKey: string,
+    readonly gate: EdgeGate,
+    readonly started: number,
+  ) {}
+
+  /** The response closed (answered, or the client went away): abort an unfinished request and record the answer. */
+  finish(): void {
+    if (this.#done) return;
+    this.#done = true;
+    const { res, state } = this;
+    if (this.light !== undefined && !res.writableFinished) this.light.abort(gone());
+    const status = res.headersSent ? res.statusCode : (answeredOnSocket.get(this.req.socket) ?? 499);
+    state.edge.record({ method: this.method, route: this.route ?? "-", path: this.path, status, ms: performance.now() - this.started, client: this.clientAddress });
+    state.inFlight--;
+    if (state.inFlight === 0) state.idle?.();
+  }
+
+  /** Runs the handler and writes its answer. */
+  async respond(request: Request): Promise<void> {
+    const { req, res, state } = this;
+    let reply: Reply;
+    try {
+      reply = await state.run(request, this);
+    } catch {
+      return this.#failed();
+    }
+    if (res.destroyed) return drainRest(req);
+    if (!(reply instanceof Answer)) return void writeResponse(reply, res, state.draining).then(() => drainRest(req), () => this.#failed());
+    try {
+      writeAnswer(reply, res, state.draining);
+    } catch {
+      return this.#failed();
+    }
+    drainRest(req);
+  }
+
+  #failed(): void {
+    // The router answers every error itself; a rejection here is a bug in a handler given to serve().
+    const { req, res } = this;
+    if (res.headersSent) res.destroy();
+    else answerJson(res, 500, errorBody(500, "INTERNAL", "internal error"), {});
+    drainRest(req);
+  }
+}
+
 /** Serves `handler` over node:http with the edge's limits. */
 export async function serve(handler: Handler, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
@@ -158,10 +238,7 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
   // gets a full undici Request and answers with a Response.
   const router = routerAnswers(handler);
   const lightRequests = router !== undefined;
-  const run: (request: Request, context: RequestContext) => Promise<Reply> = router ?? handler;
-  let inFlight = 0;
-  let draining = false;
-  let idle: (() => void) | undefined;
+  const state: ServerState = { edge, run: router ?? handler, draining: false, inFlight: 0, idle: undefined };
 
   const server = createServer(
     {
@@ -172,39 +249,27 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
       // Node checks header and request deadlines on this interval (default 30 s, too coarse for a 10 s deadline).
       connectionsCheckingInterval: 1000,
     },
-    (req, res) => {
+    (req, res: TrackedResponse) => {
       const socket = req.socket;
       if (refusedSockets.has(socket)) {
         res.destroy();
         return;
       }
-      inFlight++;
+      state.inFlight++;
       const started = performance.now();
       // X-Forwarded-For is read only from a trusted proxy: reading req.headers builds node's whole header object.
       const client = edge.clientAddress(socket.remoteAddress, () => req.headers["x-forwarded-for"]);
       const key = edge.clientKey(client);
-      const context: RequestContext = { clientAddress: client, clientKey: key, gate: edge.gate(key) };
       const method = req.method ?? "GET";
       const rawUrl = req.url ?? "/";
       const query = rawUrl.indexOf("?");
       const path = (query >= 0 ? rawUrl.slice(0, query) : rawUrl).slice(0, 200);
+      const exchange = new Exchange(state, req, res, method, path, client, key, edge.gate(key), started);
+      res[EXCHANGE] = exchange;
       res.on("error", ignoreError);
-      // The NodeRequest whose signal aborts when the client goes away before the answer is complete.
-      let light: NodeRequest | undefined;
-      let done = false;
-      // One close listener per request: it aborts an unfinished request and records the answer.
-      const finish = (): void => {
-        if (done) return;
-        done = true;
-        if (light !== undefined && !res.writableFinished) light.abort(gone());
-        const status = res.headersSent ? res.statusCode : (answeredOnSocket.get(socket) ?? 499);
-        edge.record({ method, route: context.route ?? "-", path, status, ms: performance.now() - started, client });
-        inFlight--;
-        if (inFlight === 0) idle?.();
-      };
-      res.once("close", finish);
+      res.on("close", onResponseClose);
 
-      if (draining) {
+      if (state.draining) {
         const refusal = shuttingDown();
         answerJson(res, refusal.status, errorBody(refusal.status, refusal.code, refusal.message), { "retry-after": String(refusal.retryAfter), connection: "close" });
         return;
@@ -216,7 +281,7 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
         return;
       }
       if (edge.metrics !== undefined && path === "/metrics" && (method === "GET" || method === "HEAD")) {
-        context.route = "metrics";
+        exchange.route = "metrics";
         if (!edge.metricsAllowed(req.headers.authorization ?? null)) {
           answerJson(res, 401, errorBody(401, "UNAUTHORIZED", "the metrics need their own bearer token"), { "www-authenticate": 'Bearer realm="metrics"' });
           return;
@@ -235,8 +300,7 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
       try {
         const origin = (): string => `http://${req.headers.host ?? host}`;
         if (lightRequests) {
-          light = new NodeRequest(req, origin);
-          request = light;
+          request = exchange.light = new NodeRequest(req, origin);
         } else {
           const controller = new AbortController();
           res.on("close", () => {
@@ -248,23 +312,7 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
         answerJson(res, 400, errorBody(400, "MALFORMED_REQUEST", "malformed request"), {});
         return;
       }
-      const failed = (): void => {
-        // The router answers every error itself; a rejection here is a bug in a handler given to serve().
-        if (res.headersSent) res.destroy();
-        else answerJson(res, 500, errorBody(500, "INTERNAL", "internal error"), {});
-        drainRest(req);
-      };
-      // One then() with both handlers: a then/catch/finally chain cost two more promises on every request.
-      run(request, context).then((response) => {
-        if (res.destroyed) return drainRest(req);
-        if (!(response instanceof Answer)) return void writeResponse(response, res, draining).then(() => drainRest(req), failed);
-        try {
-          writeAnswer(response, res, draining);
-        } catch {
-          return failed();
-        }
-        drainRest(req);
-      }, failed);
+      void exchange.respond(request);
     },
   );
 
@@ -319,7 +367,7 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
         socket.end(rawAnswer(status, reason, message, retryAfter));
         setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
       };
-      if (draining) {
+      if (state.draining) {
         const refusal = shuttingDown();
         return refuse(refusal.status, refusal.code, refusal.message, refusal.retryAfter!);
       }
@@ -342,10 +390,10 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
   const urlHost = host.includes(":") ? `[${host}]` : host;
 
   function settled(ms: number): Promise<void> {
-    if (inFlight === 0) return Promise.resolve();
+    if (state.inFlight === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
-      idle = () => {
+      state.idle = () => {
         clearTimeout(timer);
         resolve();
       };
@@ -359,20 +407,20 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
     port,
     url: `http://${urlHost}:${port}`,
     edge,
-    inFlight: () => inFlight,
+    inFlight: () => state.inFlight,
     close(): Promise<void> {
       closing ??= (async () => {
-        draining = true;
+        state.draining = true;
         // net.Server's close, not http.Server's: the latter also destroys idle keep-alive connections at once (a request
         // already on its way over one would be reset) and stops enforcing the header and request deadlines. Open
         // connections stay until the end; what arrives on them meanwhile is answered 503 with Connection: close.
         const stopped = new Promise<void>((resolve) => Reflect.apply(NetServer.prototype.close, server, [() => resolve()]));
         await settled(options.shutdownTimeoutMs ?? limits.shutdownGraceMs);
-        if (inFlight > 0) {
+        if (state.inFlight > 0) {
           options.onGraceExpired?.();
           await settled(FINAL_ANSWER_MS);
         }
-        idle = undefined;
+        state.idle = undefined;
         server.closeIdleConnections();
         server.closeAllConnections();
         for (const socket of upgraded) socket.destroy();

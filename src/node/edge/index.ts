@@ -116,11 +116,16 @@ export function createEdge(options: EdgeOptions = {}): Edge {
   const classes = { ...DEFAULT_ROUTE_CLASSES, ...options.routeClasses };
   const connections = new ConnectionCount();
 
+  // Asked before every routed request: each (route, method) is classified once (both come from finite sets, the route
+  // table's names and the methods node:http parses).
+  const classified = new Map<string, Map<string, RateClass | undefined>>();
   function classOf(route: string, method: string): RateClass | undefined {
-    const listed = classes[`${method} ${route}`];
-    if (listed !== undefined) return listed;
-    if (PROVE_OWNERSHIP.test(route)) return method === "GET" ? "nonce" : method === "POST" ? "proof" : undefined;
-    return undefined;
+    let byMethod = classified.get(route);
+    if (byMethod === undefined) classified.set(route, (byMethod = new Map()));
+    if (byMethod.has(method)) return byMethod.get(method);
+    const rateClass = classes[`${method} ${route}`] ?? (PROVE_OWNERSHIP.test(route) ? (method === "GET" ? "nonce" : method === "POST" ? "proof" : undefined) : undefined);
+    byMethod.set(method, rateClass);
+    return rateClass;
   }
 
   function take(key: string, rateClass: RateClass): NodeError | undefined {

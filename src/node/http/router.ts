@@ -203,15 +203,19 @@ export function createRouter(routes: readonly Route[], options: RouterOptions = 
     return reply;
   }
 
+  // Each route's literal start (its pattern's text up to the first construct that is not a plain character): a route
+  // whose start the path does not share cannot match, and is passed over without running its pattern.
+  const table = routes.map((r) => ({ route: r, start: literalStart(r.pattern) }));
+
   async function route(request: Request, context: RequestContext): Promise<Reply> {
     let matched: Route | undefined;
     try {
       // A server that already split the path off (server.ts's NodeRequest) spares the URL parse on every request.
       const given = (request as { pathname?: unknown }).pathname;
-      let url: URL | undefined;
-      const pathname = typeof given === "string" ? given : (url = new URL(request.url)).pathname;
+      const pathname = typeof given === "string" ? given : new URL(request.url).pathname;
       const path = pathname.length > 1 && pathname.endsWith("/") ? pathname.replace(/\/+$/, "") : pathname;
-      for (const r of routes) {
+      for (const { route: r, start } of table) {
+        if (!path.startsWith(start)) continue;
         const match = r.pattern.exec(path);
         if (match === null) continue;
         matched = r;
@@ -234,15 +238,7 @@ export function createRouter(routes: readonly Route[], options: RouterOptions = 
           return withRouteHeaders(r, errorAnswer(405, `${request.method} is not allowed here; use ${allow}`, { reason: "METHOD_NOT_ALLOWED" }, { allow }));
         }
         context.gate?.route(r.name, method);
-        const call: RouteCall = {
-          request,
-          params: match.slice(1),
-          context,
-          get url(): URL {
-            return (url ??= new URL(request.url));
-          },
-        };
-        return withRouteHeaders(r, await run(call));
+        return withRouteHeaders(r, await run(new Call(request, match, context)));
       }
       return errorAnswer(404, `no route for ${path.slice(0, 200)}`, { reason: "NOT_FOUND" });
     } catch (error) {
@@ -273,13 +269,68 @@ export function createRouter(routes: readonly Route[], options: RouterOptions = 
     return errorAnswer(status, message, { reason: e.code, path: e.path }, headers);
   }
 
-  const answer = async (request: Request, context: RequestContext = {}): Promise<Reply> => withCors(await route(request, context));
+  const answer = cors === undefined ? (request: Request, context: RequestContext = {}): Promise<Reply> => route(request, context) : async (request: Request, context: RequestContext = {}): Promise<Reply> => withCors(await route(request, context));
   const handle = async function handle(request: Request, context: RequestContext = {}): Promise<Response> {
     const reply = await answer(request, context);
     return reply instanceof Answer ? reply.toResponse() : reply;
   };
   ROUTER_ANSWERS.set(handle, answer);
   return handle;
+}
+
+/** A RouteCall: a class, so that the lazy URL is a getter on the prototype rather than one defined on every call. */
+class Call implements RouteCall {
+  readonly request: Request;
+  readonly params: readonly string[];
+  readonly context: RequestContext;
+  #url: URL | undefined;
+
+  constructor(request: Request, match: RegExpExecArray, context: RequestContext) {
+    this.request = request;
+    this.params = match.slice(1);
+    this.context = context;
+  }
+
+  get url(): URL {
+    return (this.#url ??= new URL(this.request.url));
+  }
+}
+
+/** The text every path a pattern matches starts with: its source after ^ up to the first construct that is not a plain
+ * character (an escaped /, . or - counts as its character); "" when that cannot be told simply. */
+export function literalStart(pattern: RegExp): string {
+  const source = pattern.source;
+  if (!source.startsWith("^") || /[im]/.test(pattern.flags) || topLevelAlternation(source)) return "";
+  let start = "";
+  for (let i = 1; i < source.length; i++) {
+    let c = source[i]!;
+    if (c === "\\") {
+      c = source[++i] ?? "";
+      if (!/^[/.-]$/.test(c)) break;
+    } else if (!/^[\w/-]$/.test(c)) {
+      // A quantifier binds to the character before it: "a?" and "a{0,2}" need not start with "a".
+      if (c === "?" || c === "*" || c === "{") start = start.slice(0, -1);
+      break;
+    }
+    start += c;
+  }
+  return start;
+}
+
+/** Whether the pattern is an alternation at its top level ("^a|b": the ^ binds to the first alternative only). */
+function topLevelAlternation(source: string): boolean {
+  let depth = 0;
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") i++;
+    else if (inClass) inClass = c !== "]";
+    else if (c === "[") inClass = true;
+    else if (c === "(") depth++;
+    else if (c === ")") depth--;
+    else if (c === "|" && depth === 0) return true;
+  }
+  return false;
 }
 
 const ROUTER_ANSWERS = new WeakMap<Handler, (request: Request, context?: RequestContext) => Promise<Reply>>();
