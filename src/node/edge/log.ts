@@ -81,6 +81,10 @@ export function createLogger(options: LogOptions = {}): Logger {
   return logger;
 }
 
+// The block writers open in this process, handed over at exit by one listener.
+const HELD = new Set<LineBlocks>();
+let exitHooked = false;
+
 /**
  * Gathers lines into blocks of LOG_BLOCK_BYTES before they reach sonic-boom, and hands over what it holds at least once
  * a second, on flush() and when the process exits. sonic-boom's own buffering measures the UTF-8 length of the whole
@@ -96,13 +100,18 @@ class LineBlocks {
   constructor(out: ReturnType<typeof pino.destination>) {
     this.#out = out;
     const timer = setInterval(() => this.#handOver(), FLUSH_INTERVAL_MS).unref();
-    // Before sonic-boom's own exit hook (pino registers it), which writes out what sonic-boom holds synchronously.
-    const atExit = (): void => this.#handOver();
-    process.prependListener("exit", atExit);
+    if (!exitHooked) {
+      // Before sonic-boom's own exit hook (pino registers it), which writes out what sonic-boom holds synchronously.
+      process.prependListener("exit", () => {
+        for (const blocks of HELD) blocks.#handOver();
+      });
+      exitHooked = true;
+    }
+    HELD.add(this);
     out.once("close", () => {
       this.#closed = true;
       clearInterval(timer);
-      process.off("exit", atExit);
+      HELD.delete(this);
     });
   }
 
