@@ -1,8 +1,9 @@
 // The embedded engine of the storage contract: one LMDB environment in a directory (lmdb-js, whose binary ships in a
 // registry package), laid out as Hornet lays out its key-value store: a one-byte prefix per kind of record and keys
 // ordered so that every lookup is a point read or a range scan. Reads are synchronous on LMDB's memory map; each write
-// is one abortable LMDB transaction that lmdb-js batches with the writes in flight, committed with fsync before its
-// promise resolves. Several processes on one machine may open the same directory (LMDB's own locking).
+// is all or nothing inside the LMDB transaction lmdb-js batches the writes in flight into (a nested transaction, or,
+// for the hot ones, accept and redeemNonce, every check before the first write: see #writeFlat), committed with fsync
+// before its promise resolves. Several processes on one machine may open the same directory (LMDB's own locking).
 //
 // Key layout, schema version 2 (ids are raw bytes, seq numbers big-endian u64 so key order is arrival order):
 //   00 name                          meta: schema version, network, ledger flag, next seq, tip count, pruning index
@@ -371,7 +372,7 @@ export class LmdbStore implements NodeStore {
       for (const { messageId, index } of entryPoints) {
         const id = fromHex(messageId, "entryPoints.messageId", 32);
         db.putSync(key(ENTRY_POINT, id), Buffer.from(u32(index)));
-        this.#setTipCount(db, this.#addTip(db, id, 0, this.#tipCount(db)));
+        this.#setTipCount(direct(db), this.#addTip(db, direct(db), id, 0, this.#tipCount(db)));
       }
       this.#loadEntryPoints(db);
       return { created: true, ledger, ...(snapshot !== undefined ? { coordinatorPublicKeys: snapshot.coordinatorPublicKeys.map((key) => key.toLowerCase()) } : {}) };
@@ -426,9 +427,9 @@ export class LmdbStore implements NodeStore {
     const zero = new Uint8Array(32);
     genesis.forEach(({ outputId, output }, i) => {
       const id = fromHex(outputId, "genesis.outputId", 34);
-      this.#putOutput(db, id, { messageId: zero, seq: i, milestoneIndexBooked: 0, output });
+      this.#putOutput(direct(db), id, { messageId: zero, seq: i, milestoneIndexBooked: 0, output });
     });
-    this.#addBalances(db, balanceDeltas([], genesis.map((g) => g.output)));
+    this.#addBalances(db, direct(db), balanceDeltas([], genesis.map((g) => g.output)));
   }
 
   /** Writes a snapshot's ledger, milestone and coordinator keys into a new store; returns how many outputs it had. */
@@ -438,9 +439,9 @@ export class LmdbStore implements NodeStore {
     outputs.forEach((o: SnapshotOutput, i) => {
       const id = fromHex(o.outputId, `snapshot.outputs[${i}].outputId`, 34);
       const messageId = fromHex(o.messageId, `snapshot.outputs[${i}].messageId`, 32);
-      this.#putOutput(db, id, { messageId, seq: i, milestoneIndexBooked: o.milestoneIndexBooked, output: o.output });
+      this.#putOutput(direct(db), id, { messageId, seq: i, milestoneIndexBooked: o.milestoneIndexBooked, output: o.output });
     });
-    this.#addBalances(db, balanceDeltas([], outputs.map((o) => o.output)));
+    this.#addBalances(db, direct(db), balanceDeltas([], outputs.map((o) => o.output)));
     const milestone = snapshot.milestone;
     if (milestone !== undefined) {
       db.putSync(key(MILESTONE, u32(milestone.index)), Buffer.from(encodeMilestone(fromHex(milestone.messageId, "snapshot.milestone.messageId", 32), milestone.timestamp)));
@@ -474,9 +475,25 @@ export class LmdbStore implements NodeStore {
    * transaction is committed and synced. A failed commit (disk full, I/O error) writes nothing and is
    * STORE_UNAVAILABLE; the rule errors `body` throws come through as they are.
    */
-  async #write<T>(body: () => T, anySchema = false): Promise<T> {
+  #write<T>(body: () => T, anySchema = false): Promise<T> {
     const db = this.#read(anySchema);
-    const pending = db.childTransaction(body);
+    return this.#settle(db.childTransaction(body));
+  }
+
+  /**
+   * #write for a body that reads and checks everything before its first write and then only writes (gathered in a
+   * Writes, or a single put): it runs in the batch's own LMDB transaction instead of a nested one, which costs less
+   * (a nested transaction copies every page it touches and merges them back). It stays all or nothing: a throw before
+   * the first write has written nothing, and a write that fails inside LMDB marks the whole transaction failed (LMDB
+   * sets MDB_TXN_ERROR), so the batch's commit fails and none of it lands; the body can throw nowhere else.
+   */
+  #writeFlat<T>(body: () => T): Promise<T> {
+    const db = this.#read();
+    return this.#settle(db.transaction(body));
+  }
+
+  /** Awaits a write (tracked for compact()); a failure other than a rule's is STORE_UNAVAILABLE (see #write). */
+  async #settle<T>(pending: Promise<T>): Promise<T> {
     this.#writes.add(pending);
     try {
       return await pending;
@@ -502,11 +519,11 @@ export class LmdbStore implements NodeStore {
     const bytes = Buffer.from(acceptance.bytes.buffer, acceptance.bytes.byteOffset, acceptance.bytes.byteLength);
     const transaction = acceptance.ledger === undefined ? undefined : fromHex(acceptance.ledger.transactionId, "ledger.transactionId", 32);
     const consumed = acceptance.ledger?.consumed.map((o, i) => fromHex(o, `ledger.consumed[${i}]`, 34));
-    return this.#write(() => {
+    return this.#writeFlat(() => {
       const db = this.#db!;
       const messageKey = key(MESSAGE, id);
       if (db.doesExist(messageKey)) return { stored: false };
-      // Everything that can refuse runs before the first write (the transaction would roll back anyway).
+      // Every read and check first, the writes gathered meanwhile and made at the end (see #writeFlat).
       const mutation = acceptance.ledger;
       let spending: { records: (StoredOutput | undefined)[]; deltas: Map<string, BalanceDelta> } | undefined;
       if (mutation !== undefined && consumed !== undefined) {
@@ -524,48 +541,52 @@ export class LmdbStore implements NodeStore {
         if (milestone.index !== next) throw new NodeError("MILESTONE_CONFLICT", `milestone ${milestone.index} is not the next one (${next})`);
       }
 
+      const w = new Writes();
       const seq = readU64(viewOf(db.get(k().SEQ)!), 0);
-      db.putSync(k().SEQ, be64(seq + 1));
-      const seqBytes = be64(seq);
-      db.putSync(messageKey, bytes);
-      db.putSync(key(METADATA, id), Buffer.from(encodeMetadata(seq, { arrivalTime: acceptance.arrivalTime, solid: true, coneRoots: acceptance.coneRoots })));
       const tipsBefore = this.#tipCount(db);
+      w.put(k().SEQ, be64(seq + 1));
+      const seqBytes = be64(seq);
+      w.put(messageKey, bytes);
+      w.put(key(METADATA, id), Buffer.from(encodeMetadata(seq, { arrivalTime: acceptance.arrivalTime, solid: true, coneRoots: acceptance.coneRoots })));
       let tips = tipsBefore;
       for (const parent of parents) {
-        db.putSync(key(CHILD, parent, seqBytes, id), k().EMPTY);
-        tips -= this.#removeTip(db, parent);
+        w.put(key(CHILD, parent, seqBytes, id), k().EMPTY);
+        tips -= this.#removeTip(db, w, parent);
       }
-      if (first(db, key(CHILD, id), after(key(CHILD, id))) === undefined) tips = this.#addTip(db, id, seq, tips);
-      if (tips !== tipsBefore) this.#setTipCount(db, tips);
-      for (const index of indexes) db.putSync(key(INDEX, Uint8Array.of(index.length), index, seqBytes), Buffer.from(id));
+      // A child stored before its parent (an entry point's, or one stored without the solidity check) keeps it no tip.
+      const asParent = key(CHILD, id);
+      if (first(db, asParent, after(asParent)) === undefined) tips = this.#addTip(db, w, id, seq, tips);
+      if (tips !== tipsBefore) this.#setTipCount(w, tips);
+      for (const index of indexes) w.put(key(INDEX, Uint8Array.of(index.length), index, seqBytes), Buffer.from(id));
       // Not referenced yet (a milestone in this same write moves it to 12 at once).
-      db.putSync(key(UNREFERENCED, seqBytes, id), k().EMPTY);
+      w.put(key(UNREFERENCED, seqBytes, id), k().EMPTY);
 
       if (mutation !== undefined && spending !== undefined && transaction !== undefined && consumed !== undefined) {
         consumed.forEach((outputId, i) => {
           const record = spending.records[i]!;
-          db.putSync(key(SPENT, outputId), Buffer.from(encodeSpent(transaction, id, undefined)));
+          w.put(key(SPENT, outputId), Buffer.from(encodeSpent(transaction, id, undefined)));
           const address = record.output.address.address;
-          db.removeSync(key(ADDRESS_UNSPENT, address, u64(record.seq), outputId));
-          db.putSync(key(ADDRESS_SPENT, address, u64(record.seq), outputId), Buffer.from([record.output.type]));
+          w.remove(key(ADDRESS_UNSPENT, address, u64(record.seq), outputId));
+          w.put(key(ADDRESS_SPENT, address, u64(record.seq), outputId), Buffer.from([record.output.type]));
         });
         mutation.created.forEach((output, index) => {
           const outputId = new Uint8Array(34);
           outputId.set(transaction, 0);
           outputId[32] = index & 0xff;
           outputId[33] = index >>> 8;
-          this.#putOutput(db, outputId, { messageId: id, seq: seq * OUTPUTS_PER_SEQ + index, milestoneIndexBooked: undefined, output });
+          this.#putOutput(w, outputId, { messageId: id, seq: seq * OUTPUTS_PER_SEQ + index, milestoneIndexBooked: undefined, output });
         });
-        this.#addBalances(db, spending.deltas);
+        this.#addBalances(db, w, spending.deltas);
       }
-      if (milestone !== undefined) this.#confirm(db, milestone);
+      if (milestone !== undefined) this.#confirm(db, w, milestone);
+      w.apply(db);
       return { stored: true };
     });
   }
 
-  #putOutput(db: Db, outputId: Uint8Array, record: StoredOutput): void {
-    db.putSync(key(OUTPUT, outputId), Buffer.from(encodeOutput(record)));
-    db.putSync(key(ADDRESS_UNSPENT, record.output.address.address, u64(record.seq), outputId), Buffer.from([record.output.type]));
+  #putOutput(w: Sink, outputId: Uint8Array, record: StoredOutput): void {
+    w.put(key(OUTPUT, outputId), Buffer.from(encodeOutput(record)));
+    w.put(key(ADDRESS_UNSPENT, record.output.address.address, u64(record.seq), outputId), Buffer.from([record.output.type]));
   }
 
   #balanceIn(db: Db, address: Uint8Array): AddressBalance {
@@ -573,12 +594,13 @@ export class LmdbStore implements NodeStore {
     return raw === undefined ? EMPTY_BALANCE : decodeBalance(raw);
   }
 
-  #addBalances(db: Db, deltas: Map<string, BalanceDelta>): void {
+  #addBalances(db: Db, w: Sink, deltas: Map<string, BalanceDelta>): void {
     for (const d of deltas.values()) {
       const k = key(BALANCE, d.address);
-      const balance = addBalance(this.#balanceIn(db, d.address), d);
-      if (balance.balance === 0 && balance.dustAllowance === 0 && balance.dustOutputs === 0) db.removeSync(k);
-      else db.putSync(k, Buffer.from(encodeBalance(balance)));
+      const raw = w.read(db, k);
+      const balance = addBalance(raw === undefined ? EMPTY_BALANCE : decodeBalance(raw), d);
+      if (balance.balance === 0 && balance.dustAllowance === 0 && balance.dustOutputs === 0) w.remove(k);
+      else w.put(k, Buffer.from(encodeBalance(balance)));
     }
   }
 
@@ -586,49 +608,57 @@ export class LmdbStore implements NodeStore {
     return readU64(viewOf(db.get(k().TIP_COUNT)!), 0);
   }
 
-  #setTipCount(db: Db, count: number): void {
-    db.putSync(k().TIP_COUNT, be64(count));
+  #setTipCount(w: Sink, count: number): void {
+    w.put(k().TIP_COUNT, be64(count));
   }
 
   /** Adds a tip to a tip set of `count` tips, dropping the oldest past maxTips; returns the new count (the caller
-   * writes it, once per write however many tips it adds and removes). */
-  #addTip(db: Db, id: Uint8Array, seq: number, count: number): number {
+   * writes it, once per write however many tips it adds and removes). Called after every #removeTip of the write. */
+  #addTip(db: Db, w: Sink, id: Uint8Array, seq: number, count: number): number {
     const seqBytes = be64(seq);
-    db.putSync(key(TIP, id), seqBytes);
-    db.putSync(key(TIP_AGE, seqBytes, id), k().EMPTY);
+    w.put(key(TIP, id), seqBytes);
+    w.put(key(TIP_AGE, seqBytes, id), k().EMPTY);
     if (++count > this.#maxTips) {
-      const oldest = first(db, Buffer.from([TIP_AGE]), Buffer.from([TIP_AGE + 1]));
+      // The oldest tip not removed by this write (the one added is the newest: every later seq is higher).
+      let oldest: Buffer | undefined;
+      for (const age of db.getKeys({ start: Buffer.from([TIP_AGE]), end: Buffer.from([TIP_AGE + 1]), limit: w.removals + 1 })) {
+        if (w.removes(age)) continue;
+        oldest = Buffer.from(age);
+        break;
+      }
       if (oldest !== undefined) {
-        db.removeSync(oldest);
-        db.removeSync(key(TIP, oldest.subarray(9)));
+        w.remove(oldest);
+        w.remove(key(TIP, oldest.subarray(9)));
         count--;
       }
     }
     return count;
   }
 
-  /** Removes a tip if `id` is one; returns how many tips went (0 or 1), for the caller to write the count once. */
-  #removeTip(db: Db, id: Uint8Array): number {
+  /** Removes a tip if `id` is one; returns how many tips went (0 or 1), for the caller to write the count once. Reads
+   * the stored tip entry: called before the write adds any. */
+  #removeTip(db: Db, w: Sink, id: Uint8Array): number {
     const tipKey = key(TIP, id);
     const seq = db.get(tipKey);
     if (seq === undefined) return 0;
-    db.removeSync(tipKey);
-    db.removeSync(key(TIP_AGE, seq, id));
+    w.remove(tipKey);
+    w.remove(key(TIP_AGE, seq, id));
     return 1;
   }
 
-  #confirm(db: Db, milestone: MilestoneApplication): void {
+  #confirm(db: Db, w: Sink, milestone: MilestoneApplication): void {
     const index = u32(milestone.index);
     for (const r of milestone.referenced) {
       const id = fromHex(r.messageId, "referenced.messageId", 32);
       const metadataKey = key(METADATA, id);
-      const raw = db.get(metadataKey);
+      // Through the sink: the milestone's own message is among them, its metadata written by this same accept.
+      const raw = w.read(db, metadataKey);
       if (raw === undefined) continue;
       const { seq, metadata } = decodeMetadata(raw);
       // Moved from the unreferenced list to the milestone's (or from an earlier milestone's, were it given again).
       const before = metadata.referencedByMilestoneIndex;
-      db.removeSync(before === undefined ? key(UNREFERENCED, u64(seq), id) : key(REFERENCED, u32(before), id));
-      db.putSync(key(REFERENCED, index, id), k().EMPTY);
+      w.remove(before === undefined ? key(UNREFERENCED, u64(seq), id) : key(REFERENCED, u32(before), id));
+      w.put(key(REFERENCED, index, id), k().EMPTY);
       const updated: MessageMetadata = {
         ...metadata,
         referencedByMilestoneIndex: milestone.index,
@@ -636,22 +666,22 @@ export class LmdbStore implements NodeStore {
         conflictReason: r.conflictReason,
         milestoneIndex: r.messageId.toLowerCase() === milestone.messageId.toLowerCase() ? milestone.index : metadata.milestoneIndex,
       };
-      db.putSync(metadataKey, Buffer.from(encodeMetadata(seq, updated)));
+      w.put(metadataKey, Buffer.from(encodeMetadata(seq, updated)));
     }
     const created = milestone.createdOutputs.map((o) => fromHex(o, "createdOutputs", 34));
     const consumed = milestone.consumedOutputs.map((o) => fromHex(o, "consumedOutputs", 34));
     for (const o of created) {
       const k = key(OUTPUT, o);
-      const raw = db.get(k);
-      if (raw !== undefined) db.putSync(k, Buffer.from(encodeOutput({ ...decodeOutput(raw), milestoneIndexBooked: milestone.index })));
+      const raw = w.read(db, k);
+      if (raw !== undefined) w.put(k, Buffer.from(encodeOutput({ ...decodeOutput(raw), milestoneIndexBooked: milestone.index })));
     }
     for (const o of consumed) {
       const k = key(SPENT, o);
-      const raw = db.get(k);
-      if (raw !== undefined) db.putSync(k, Buffer.from(encodeSpent(raw.subarray(0, 32), raw.subarray(32, 64), milestone.index)));
+      const raw = w.read(db, k);
+      if (raw !== undefined) w.put(k, Buffer.from(encodeSpent(raw.subarray(0, 32), raw.subarray(32, 64), milestone.index)));
     }
-    db.putSync(key(MILESTONE, index), Buffer.from(encodeMilestone(fromHex(milestone.messageId, "milestone.messageId", 32), milestone.timestamp)));
-    db.putSync(key(UTXO_CHANGES, index), Buffer.from(encodeOutputIdLists([created, consumed])));
+    w.put(key(MILESTONE, index), Buffer.from(encodeMilestone(fromHex(milestone.messageId, "milestone.messageId", 32), milestone.timestamp)));
+    w.put(key(UTXO_CHANGES, index), Buffer.from(encodeOutputIdLists([created, consumed])));
   }
 
   #latestIn(db: Db): MilestoneRecord | undefined {
@@ -799,7 +829,8 @@ export class LmdbStore implements NodeStore {
   async redeemNonce(nonce: string, expiresAt: number): Promise<boolean> {
     this.#read();
     const k = hashedText(NONCE, nonce);
-    return this.#write(() => {
+    // One read, then one put (see #writeFlat).
+    return this.#writeFlat(() => {
       const db = this.#db!;
       if (db.doesExist(k)) return false;
       db.putSync(k, f64(expiresAt));
@@ -967,7 +998,7 @@ export class LmdbStore implements NodeStore {
     const indexes = message === undefined ? [] : indexesOf(message);
     for (const index of indexes) db.removeSync(key(INDEX, Uint8Array.of(index.length), index, seqBytes));
     db.removeSync(entry);
-    if (this.#removeTip(db, id) > 0) this.#setTipCount(db, this.#tipCount(db) - 1);
+    if (this.#removeTip(db, direct(db), id) > 0) this.#setTipCount(direct(db), this.#tipCount(db) - 1);
     return { deleted: true, entries: 0, work: 1 + childEntries.length };
   }
 
@@ -1358,6 +1389,70 @@ function f64(value: number): Buffer {
 function milestoneRecord(k: Uint8Array, value: Uint8Array): MilestoneRecord {
   const v = viewOf(value);
   return { index: viewOf(k).getUint32(1), messageId: toHex(value.subarray(0, 32)), timestamp: readU64(v, 32) };
+}
+
+/** Where a write's records go: straight into the transaction (direct), or gathered to be made at the end (Writes). */
+interface Sink {
+  put(key: Buffer, value: Buffer): void;
+  remove(key: Buffer): void;
+  /** The value `key` has once what was given to the sink is written. */
+  read(db: Db, key: Buffer): Buffer | undefined;
+  /** Whether `key` is removed by what was given to the sink and is not written yet. */
+  removes(key: Uint8Array): boolean;
+  /** How many removals were given to the sink and are not written yet. */
+  readonly removals: number;
+}
+
+function direct(db: Db): Sink {
+  return {
+    put: (k, v) => void db.putSync(k, v),
+    remove: (k) => void db.removeSync(k),
+    read: (d, k) => d.get(k),
+    removes: () => false,
+    removals: 0,
+  };
+}
+
+/**
+ * The writes of one accept, gathered in order while it reads and checks and made by `apply` at the end, so that nothing
+ * but LMDB's own puts and deletes runs after its first write (see #writeFlat). A read of a record the accept wrote
+ * goes through `read`.
+ */
+class Writes implements Sink {
+  readonly #keys: Buffer[] = [];
+  readonly #values: (Buffer | undefined)[] = [];
+  removals = 0;
+
+  put(key: Buffer, value: Buffer): void {
+    this.#keys.push(key);
+    this.#values.push(value);
+  }
+
+  remove(key: Buffer): void {
+    this.#keys.push(key);
+    this.#values.push(undefined);
+    this.removals++;
+  }
+
+  read(db: Db, key: Buffer): Buffer | undefined {
+    for (let i = this.#keys.length - 1; i >= 0; i--) if (this.#keys[i]!.equals(key)) return this.#values[i];
+    return db.get(key);
+  }
+
+  removes(key: Uint8Array): boolean {
+    for (let i = this.#keys.length - 1; i >= 0; i--) if (this.#keys[i]!.equals(key)) return this.#values[i] === undefined;
+    return false;
+  }
+
+  apply(db: Db): void {
+    const keys = this.#keys;
+    const values = this.#values;
+    for (let i = 0; i < keys.length; i++) {
+      const value = values[i];
+      if (value === undefined) db.removeSync(keys[i]!);
+      else db.putSync(keys[i]!, value);
+    }
+  }
 }
 
 function first(db: Db, start: Buffer, end: Buffer, options?: ReadOptions): Buffer | undefined {
