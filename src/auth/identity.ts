@@ -15,6 +15,9 @@ export const KEY_THUMBPRINT_CACHE_SIZE = 4096;
 // Every login binds its JWT to a key, and every guarded check of a submission's JWT compares the subject's keys with
 // it: the same few keys are hashed again and again. The key text is the whole input, so a hit is exact.
 const thumbprints = new BoundedMap<string, string>(KEY_THUMBPRINT_CACHE_SIZE);
+// The other way round, for the guard: which key a thumbprint was computed from. A JWT's `cnf.jkt` is then checked
+// against its subject's keys with a 32-byte comparison per key instead of a base64url encoding and a lookup per key.
+const keysByThumbprint = new BoundedMap<string, Uint8Array>(KEY_THUMBPRINT_CACHE_SIZE);
 
 /**
  * The RFC 7638 JWK thumbprint of an Ed25519 public key: base64url(SHA-256 of {"crv":"Ed25519","kty":"OKP","x":…})).
@@ -26,8 +29,20 @@ export function keyThumbprint(publicKey: Uint8Array): string {
   if (thumbprint === undefined) {
     thumbprint = base64urlEncode(sha256(utf8.encode(`{"crv":"Ed25519","kty":"OKP","x":"${x}"}`)));
     thumbprints.set(x, thumbprint);
+    keysByThumbprint.set(thumbprint, publicKey.slice());
   }
   return thumbprint;
+}
+
+/**
+ * Whether one of `keys` has the RFC 7638 thumbprint `thumbprint`. A thumbprint computed here before is answered by
+ * comparing bytes with the key it came from: SHA-256 is collision-resistant, so no other key has that thumbprint.
+ */
+export function hasKeyWithThumbprint(keys: readonly Uint8Array[], thumbprint: string): boolean {
+  const known = keysByThumbprint.get(thumbprint);
+  if (known === undefined) return keys.some((key) => keyThumbprint(key) === thumbprint);
+  for (const key of keys) if (equalKey(key, known)) return true;
+  return false;
 }
 
 // DID Core §3.1: did = "did:" method-name ":" method-specific-id; method-name = 1*method-char (%x61-7A / DIGIT);

@@ -239,13 +239,24 @@ function buildService(verifier: Verifier, signer: Signer | undefined, options: J
     return `${signingInput}.${base64urlEncode(signer(signingInput))}`;
   }
 
+  const verify = async (token: string): Promise<JwtClaims> => verifySync(token);
+  synchronous.set(verify, verifySync);
   return {
     algorithm: alg,
     lifetime,
     issue,
     verifySync,
-    verify: async (token: string) => verifySync(token),
+    verify,
   };
+}
+
+// Each service's verify, to its synchronous twin: a wrapper (guardJwt) that is handed a service's verify calls the twin
+// and spares a promise per request; a verify of anyone else's is not in here and is awaited as it is.
+const synchronous = new WeakMap<JwtService["verify"], (token: string) => JwtClaims>();
+
+/** The synchronous verification behind `verify` when it is a service of this module's, else undefined. */
+export function synchronousVerify(verify: JwtService["verify"]): ((token: string) => JwtClaims) | undefined {
+  return synchronous.get(verify);
 }
 
 /** HS256 tokens under a shared secret of at least 32 bytes (shorter: AuthError INVALID_JWT_SECRET at construction). */
