@@ -5,6 +5,7 @@ import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
 import { utf8 } from "../bytes/bytes.js";
 import { verifyEd25519, verifyEd25519StrictJs } from "../crypto/ed25519.js";
 import { nativeCrypto as native } from "../crypto/native.js";
+import { ALPHABET, base64urlEncode } from "./base64url.js";
 
 /** Strict (RFC 8032, as OpenSSL decides it) Ed25519 verification: crypto's one verifier in its "strict" mode. */
 export function verifyEd25519Strict(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
@@ -54,6 +55,29 @@ export function randomIdBytes(length: number): Uint8Array {
   const out = idPool.slice(idPoolAt, idPoolAt + length);
   idPoolAt += length;
   return out;
+}
+
+// A JWT id is the base64url text of 16 such bytes. Encoded one token at a time (a copy, a Buffer and its encoding) that
+// took 1.4 µs per login; here a block of 256 ids is drawn and encoded at once: 15 bytes of each are five whole base64
+// groups, cut as 20 characters from the block's text, and the 16th is encoded alone (2 characters). The same text as
+// encoding the 16 bytes together, each byte handed out once.
+const IDS_PER_BLOCK = 256;
+const ID_RUN_BYTES = 15;
+const idBlock = new Uint8Array(IDS_PER_BLOCK * (ID_RUN_BYTES + 1));
+let idBlockText = "";
+let idNext = IDS_PER_BLOCK;
+
+/** A fresh token id: base64url of 16 CSPRNG bytes (22 characters). Public the moment it is drawn; never a key. */
+export function randomTokenId(): string {
+  if (idNext === IDS_PER_BLOCK) {
+    randomFill(idBlock);
+    idBlockText = base64urlEncode(idBlock.subarray(0, IDS_PER_BLOCK * ID_RUN_BYTES));
+    idNext = 0;
+  }
+  const last = idBlock[IDS_PER_BLOCK * ID_RUN_BYTES + idNext]!;
+  const run = idBlockText.slice(20 * idNext, 20 * idNext + 20);
+  idNext++;
+  return run + ALPHABET[last >> 2]! + ALPHABET[(last & 3) << 4]!;
 }
 
 export const authBackend: "native" | "noble" = native ? "native" : "noble";
