@@ -185,12 +185,15 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
   }
 
   // The key is read once from the store (created there by the first instance to ask); a failed read is retried.
+  // Once read, the minter is taken as it is: every request awaited the settled promise again, a microtask each.
   let minter: Promise<NonceMinter> | undefined;
+  let ready: NonceMinter | undefined;
   function getMinter(): Promise<NonceMinter> {
     minter ??= storeCall(() => store.secret(NONCE_KEY_NAME, randomKey)).then(
       (key) => {
         if (!(key instanceof Uint8Array) || key.length < 32) throw new AuthError("NONCE_STORE_FAILED", "the store returned a nonce key shorter than 32 bytes");
-        return nonceMinter(key);
+        ready = nonceMinter(key);
+        return ready;
       },
       (error: unknown) => {
         minter = undefined;
@@ -216,10 +219,12 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
       throw new AuthError("IDENTITY_RESOLUTION_FAILED", "the identity could not be resolved", { cause: error });
     }
     if (keys === undefined) return [];
-    if (!Array.isArray(keys) || !keys.every((k) => k instanceof Uint8Array)) {
-      throw new AuthError("IDENTITY_RESOLUTION_FAILED", "the identity resolver returned something other than a list of keys");
-    }
-    return keys.slice(0, maxKeys) as Uint8Array[];
+    let valid = Array.isArray(keys);
+    if (valid) for (const key of keys as unknown[]) valid &&= key instanceof Uint8Array;
+    if (!valid) throw new AuthError("IDENTITY_RESOLUTION_FAILED", "the identity resolver returned something other than a list of keys");
+    // Read only, never changed here: the resolver's list itself unless it holds more keys than are tried.
+    const list = keys as Uint8Array[];
+    return list.length <= maxKeys ? list : list.slice(0, maxKeys);
   }
 
   function unknown(): AuthError {
@@ -285,7 +290,7 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
     async issueNonce(identityId: string): Promise<string> {
       const id = checkedId(identityId);
       if (checkOnIssue && (await keysOf(id)).length === 0) throw unknown();
-      const mint = await getMinter();
+      const mint = ready ?? (await getMinter());
       const current = Math.floor(now() / 1000);
       const lane = firstFreeLane(lanes.mask(id, current, current));
       if (lane < 0) throw new AuthError("TOO_MANY_NONCES", `this identity proved ownership ${MAX_LANES} times this second; try again in a second`, { path: "identityId" });
@@ -299,7 +304,7 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
       if (nonce !== undefined && !isNonce(nonce)) throw new AuthError("INVALID_NONCE", "expected a nonce of 40 lowercase hex characters", { path: "nonce" });
       const keys = await keysOf(id);
       if (keys.length === 0) throw unknown();
-      const mint = await getMinter();
+      const mint = ready ?? (await getMinter());
       const current = Math.floor(now() / 1000);
       let matched: string | undefined;
       let signer: Uint8Array | undefined;
