@@ -429,6 +429,15 @@ describe("what an instance remembers of recent seconds is bounded and forgets wh
     for (let second = 0; second <= 6; second++) expect(memory.get(second, "alice")).toBeUndefined();
     for (let second = 7; second <= 10; second++) expect(memory.get(second, "alice")).toBe(second);
     expect(memory.size).toBe(4);
+    // An older second begun later (a proof search looking back) sweeps nothing; the next newer second does.
+    memory.set(3, "bob", 3, 8);
+    expect(memory.get(7, "alice")).toBe(7);
+    expect(memory.get(3, "bob")).toBe(3);
+    memory.set(11, "alice", 11, 8);
+    expect(memory.get(3, "bob")).toBeUndefined();
+    expect(memory.get(8, "alice")).toBeUndefined();
+    expect(memory.get(9, "alice")).toBe(9);
+    expect(memory.size).toBe(3);
   });
 
   it("never holds more than twice what it keeps; the oldest seconds go first, the newest stay", () => {

@@ -78,13 +78,15 @@ const MAX_LIFETIME_SECONDS = 3600;
  * asks about the current second, for which nothing is known yet: that is one lookup among a few dozen seconds here,
  * where a table keyed by a "second, identity" string (the former BoundedMap of up to 131,072 pairs, two generations)
  * took a fresh key's hash and two probes of a large table, 0.7 µs each on this machine's caches.
- * Seconds up to `expired` are dropped whenever a new second is begun. Beyond 2 × `keep` pairs the oldest seconds are
- * dropped until at most `keep` are left (a single second above it too: what is kept here is only a hint).
+ * Seconds up to `expired` are dropped whenever a second newer than all before is begun. Beyond 2 × `keep` pairs the
+ * oldest seconds are dropped until at most `keep` are left (a single second above it too: what is kept here is only a
+ * hint).
  */
 export class SecondsMemory<V> {
   readonly #seconds = new Map<number, Map<string, V>>();
   readonly #keep: number;
   #size = 0;
+  #newest = Number.NEGATIVE_INFINITY;
 
   constructor(keep: number) {
     this.#keep = keep;
@@ -102,7 +104,11 @@ export class SecondsMemory<V> {
   set(second: number, id: string, value: V, expired: number): void {
     let pairs = this.#seconds.get(second);
     if (pairs === undefined) {
-      for (const [old, its] of this.#seconds) if (old <= expired) this.#drop(old, its);
+      // Looked through once a second at most (when time moves on), not for each older second a proof search begins.
+      if (second > this.#newest) {
+        this.#newest = second;
+        for (const [old, its] of this.#seconds) if (old <= expired) this.#drop(old, its);
+      }
       pairs = new Map();
       this.#seconds.set(second, pairs);
     }
