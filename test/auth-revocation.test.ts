@@ -172,6 +172,18 @@ describe("a JWT from prove-ownership dies with the key that earned it", () => {
     expect(keyThumbprint(sibling)).not.toBe(keyThumbprint(keys[0]!));
   });
 
+  it("byte strings of any length get the formula's thumbprint, remembered or not", () => {
+    const reference = (key: Uint8Array): string =>
+      createHash("sha256").update(`{"crv":"Ed25519","kty":"OKP","x":"${Buffer.from(key).toString("base64url")}"}`).digest("base64url");
+    for (const length of [0, 1, 31, 32, 33, 63, 64, 65, 86, 100, 1000]) {
+      const key = new Uint8Array(length).map((_, i) => (i * 37 + length) & 255);
+      for (let pass = 0; pass < 2; pass++) expect(keyThumbprint(key)).toBe(reference(key));
+      // A key whose bytes spell base64url text is still read as bytes.
+      const text = new TextEncoder().encode(Buffer.from(key).toString("base64url"));
+      if (text.length <= 64) expect(keyThumbprint(text)).toBe(reference(text));
+    }
+  });
+
   it("a key is found by its thumbprint from its bytes alone: a copy matches, another key does not, also past the cache bound", () => {
     const reference = (key: Uint8Array): string =>
       createHash("sha256").update(`{"crv":"Ed25519","kty":"OKP","x":"${Buffer.from(key).toString("base64url")}"}`).digest("base64url");
