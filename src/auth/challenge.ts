@@ -11,7 +11,7 @@
 // e.g. one with a far-off issue time or one a signature was harvested for elsewhere), and binds each to its identity.
 import { toHex } from "../bytes/hex.js";
 import { AUTH_NONCE_BYTES } from "./nonce.js";
-import { hmacSha256 } from "./primitives.js";
+import { hmacSha256Text } from "./primitives.js";
 
 /** Bytes of the issue time and lane at the front of a nonce. */
 const ISSUED_BYTES = 4;
@@ -32,7 +32,8 @@ export interface NonceMinter {
 
 /** A minter over a key of at least 32 bytes (the key schedule runs once). */
 export function nonceMinter(key: Uint8Array): NonceMinter {
-  const mac = hmacSha256(key);
+  // The tag as hex, straight from the MAC: a nonce is the head's hex and the first 15 bytes' (30 digits) of it.
+  const mac = hmacSha256Text(key, "hex");
   const at = DOMAIN.length;
   const input = new Uint8Array(at + HEAD_BYTES + 4 * 256);
   input.set(DOMAIN);
@@ -41,7 +42,7 @@ export function nonceMinter(key: Uint8Array): NonceMinter {
   // inputs[n]), rather than a subarray per nonce.
   const idTarget = input.subarray(at + HEAD_BYTES);
   const inputs: Uint8Array[] = [];
-  const out = new Uint8Array(AUTH_NONCE_BYTES);
+  const head = input.subarray(at, at + HEAD_BYTES);
   return {
     nonce(identityId: string, issued: number, lane: number): string {
       view.setUint32(at, issued, false);
@@ -65,7 +66,7 @@ export function nonceMinter(key: Uint8Array): NonceMinter {
         const result = encoder.encodeInto(identityId, idTarget);
         if (result.read === n) written = result.written;
       }
-      let tag: Uint8Array;
+      let tag: string;
       if (written >= 0) tag = mac((inputs[written] ??= input.subarray(0, at + HEAD_BYTES + written)));
       else {
         const id = encoder.encode(identityId);
@@ -74,9 +75,7 @@ export function nonceMinter(key: Uint8Array): NonceMinter {
         whole.set(id, at + HEAD_BYTES);
         tag = mac(whole);
       }
-      for (let i = 0; i < HEAD_BYTES; i++) out[i] = input[at + i]!;
-      for (let i = HEAD_BYTES; i < AUTH_NONCE_BYTES; i++) out[i] = tag[i - HEAD_BYTES]!;
-      return toHex(out);
+      return toHex(head) + tag.slice(0, 2 * (AUTH_NONCE_BYTES - HEAD_BYTES));
     },
   };
 }

@@ -11,7 +11,7 @@ import { ed25519PublicKey, signEd25519 } from "../crypto/ed25519.js";
 import { AuthError, type AuthErrorCode } from "./errors.js";
 import { base64urlDecode, base64urlEncode, base64urlEncodeText } from "./base64url.js";
 import { decodeSecretKey } from "./nonce.js";
-import { hmacSha256, randomTokenId, verifyEd25519Strict } from "./primitives.js";
+import { hmacSha256, hmacSha256Text, randomTokenId, verifyEd25519Strict } from "./primitives.js";
 
 /** The claims of a token this layer issues and accepts. */
 export interface JwtClaims {
@@ -141,8 +141,8 @@ interface Verifier {
 
 const encoder = new TextEncoder();
 
-/** Signs a JWS signing input (the header.payload text; its UTF-8 bytes are signed). */
-type Signer = (signingInput: string) => Uint8Array;
+/** Signs a JWS signing input (the header.payload text; its UTF-8 bytes are signed): the signature's base64url text. */
+type Signer = (signingInput: string) => string;
 
 function buildService(verifier: Verifier, signer: Signer | undefined, options: JwtOptions): LocalJwtService {
   const lifetime = parseDuration(options.lifetime ?? DEFAULT_JWT_LIFETIME_SECONDS, "lifetime", 1);
@@ -236,7 +236,7 @@ function buildService(verifier: Verifier, signer: Signer | undefined, options: J
     }
     // Text all the way to the MAC: Node encodes it natively (no TextEncoder round trips for payload and input).
     const signingInput = `${header}.${base64urlEncodeText(payload)}`;
-    return `${signingInput}.${base64urlEncode(signer(signingInput))}`;
+    return `${signingInput}.${signer(signingInput)}`;
   }
 
   const verify = async (token: string): Promise<JwtClaims> => verifySync(token);
@@ -270,7 +270,7 @@ export function createHs256Jwt(options: Hs256JwtOptions): LocalJwtService {
   if (secret.length < MIN_HS256_SECRET_BYTES) refuse("INVALID_JWT_SECRET", `the HS256 secret must be at least ${MIN_HS256_SECRET_BYTES} bytes`, "secret");
   const mac = hmacSha256(secret);
   const verifier: Verifier = { alg: "HS256", signatureLength: 32, check: (input, signature) => constantTimeEqual(mac(input), signature) };
-  return buildService(verifier, mac, options);
+  return buildService(verifier, hmacSha256Text(secret, "base64url"), options);
 }
 
 function publicKeyOption(value: unknown): Uint8Array {
@@ -305,7 +305,7 @@ export function createEdDsaJwt(options: EdDsaJwtOptions): LocalJwtService {
     }
     // The seed stays in this closure for as long as the service lives, as a signing key must.
     const key = seed;
-    signer = (input) => signEd25519(key, encoder.encode(input));
+    signer = (input) => base64urlEncode(signEd25519(key, encoder.encode(input)));
   }
   const verifier: Verifier = { alg: "EdDSA", signatureLength: 64, check: (input, signature) => verifyEd25519Strict(publicKey, encoder.encode(input), signature) };
   return buildService(verifier, signer, options);
