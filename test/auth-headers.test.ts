@@ -85,6 +85,38 @@ describe("servers accept Authorization or Authentication, names and Bearer schem
   });
 });
 
+describe("a Bearer value reads the same whichever way it is spelt: the usual spelling and the general grammar agree", () => {
+  // RFC 7235 credentials and RFC 6750's b64token, as the specification words them: optional whitespace around the
+  // value, the scheme, one or more spaces, the token; anything after the token but whitespace makes the value malformed.
+  function reference(value: string): Expected {
+    if (value.trim() === "") return MISSING;
+    const match = /^[ \t]*([!#$%&'*+\-.^_`|~0-9A-Za-z]+)(?: +([^ \t].*?))?[ \t]*$/s.exec(value);
+    if (match === null) return MALFORMED;
+    if (match[1]!.toLowerCase() !== "bearer") return MISSING;
+    const token = match[2];
+    if (token === undefined || !/^[A-Za-z0-9\-._~+/]+=*$/.test(token)) return MALFORMED;
+    return { token };
+  }
+
+  it("arbitrary values built from the characters that matter give the grammar's answer", () => {
+    const part = fc.constantFrom("Bearer", "bearer", "BEARER", "Bearerx", "Basic", " ", "  ", "\t", "\n", "\u00a0", "=", "==", ",", '"', "a", "Z9", "-._~+/", ".", "\u00e9", "\ud800");
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 8 }), (parts) => {
+        const value = parts.join("");
+        expect(outcome({ authorization: value })).toEqual(reference(value));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("values as clients send them, and their near misses", () => {
+    const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl";
+    for (const value of [`Bearer ${jwt}`, `bearer   ${jwt}`, `Bearer ${jwt}==`, `Bearer ${jwt}=x`, `Bearer ${jwt} `, ` Bearer ${jwt}`, `Bearer ${jwt}\n`, `Bearer\t${jwt}`, `Bearer ${jwt}\u00e9`, `Bearers ${jwt}`, `Bearer =${jwt}`, "Bearer ="]) {
+      expect(outcome({ authorization: value }), JSON.stringify(value)).toEqual(reference(value));
+    }
+  });
+});
+
 describe("clients send the JWT in both Authorization and Authentication", () => {
   it("authHeaders gives both, and bearerToken reads them back", () => {
     const headers = authHeaders("aaa.bbb.ccc");

@@ -6,7 +6,7 @@ import { SignJWT, UnsecuredJWT, importJWK, jwtVerify } from "jose";
 import { describe, expect, it } from "vitest";
 import { AuthError, createEdDsaJwt, createHs256Jwt, generateIdentityKeyPair, parseDuration, type JwtClaims, type LocalJwtService } from "../src/auth/index.js";
 import { base58Decode, base58Encode } from "../src/bytes/base58.js";
-import { randomIdBytes } from "../src/auth/primitives.js";
+import { randomIdBytes, randomTokenId } from "../src/auth/primitives.js";
 import { base64urlDecode, base64urlEncode, base64urlEncodeJs, base64urlEncodeText } from "../src/auth/base64url.js";
 
 const SECRET = new TextEncoder().encode("0123456789abcdef0123456789abcdef-hs256");
@@ -377,6 +377,30 @@ describe("every token has its own id: 128 random bits, each drawn once", () => {
     const big = randomIdBytes(10_000);
     expect(big).toHaveLength(10_000);
     expect(big.some((b) => b !== 0)).toBe(true);
+  });
+});
+
+describe("a token id is the canonical base64url of 16 fresh random bytes", () => {
+  it("randomTokenId: 22 characters that decode to 16 bytes and encode back the same, all distinct across many blocks", () => {
+    const ids = new Set<string>();
+    const bytesSeen = new Set<string>();
+    for (let i = 0; i < 1000; i++) {
+      const id = randomTokenId();
+      expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      const bytes = base64urlDecode(id);
+      expect(bytes).toHaveLength(16);
+      expect(base64urlEncode(bytes!)).toBe(id);
+      ids.add(id);
+      bytesSeen.add(Buffer.from(bytes!).toString("hex"));
+    }
+    expect(ids.size).toBe(1000);
+    expect(bytesSeen.size).toBe(1000);
+  });
+
+  it("its last character takes each of the four values a 16th byte can give it", () => {
+    const last = new Set<string>();
+    for (let i = 0; i < 400; i++) last.add(randomTokenId().slice(-1));
+    expect([...last].sort()).toEqual(["A", "Q", "g", "w"]);
   });
 });
 

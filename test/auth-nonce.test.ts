@@ -13,7 +13,7 @@ import {
   signNonce,
   verifySignedNonce,
 } from "../src/auth/index.js";
-import { hmacSha256, hmacSha256Js, verifyEd25519Strict, verifyEd25519StrictJs } from "../src/auth/primitives.js";
+import { hmacSha256, hmacSha256Js, hmacSha256Text, verifyEd25519Strict, verifyEd25519StrictJs } from "../src/auth/primitives.js";
 import { base58Encode } from "../src/bytes/base58.js";
 import { ProtocolError } from "../src/bytes/errors.js";
 import { ed25519PublicKey } from "../src/crypto/ed25519.js";
@@ -256,6 +256,22 @@ describe("where node:crypto is missing, the pure-TypeScript paths decide the sam
         const js = hmacSha256Js(key);
         expect(toHexString(js(message))).toBe(expected);
         expect(toHexString(js(message))).toBe(expected); // the keyed state is reused, not consumed
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("HMAC-SHA-256 as text: lowercase hex and unpadded base64url of the same tag, for bytes and for text", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 64 }), fc.oneof(fc.uint8Array({ maxLength: 300 }), fc.string(), fc.constant("a\uD800b")), (key, message) => {
+        const bytes = typeof message === "string" ? new TextEncoder().encode(message) : message;
+        const tag = createHmac("sha256", key).update(bytes).digest();
+        const hex = hmacSha256Text(key, "hex");
+        const base64url = hmacSha256Text(key, "base64url");
+        expect(hex(message)).toBe(tag.toString("hex"));
+        expect(base64url(message)).toBe(tag.toString("base64url"));
+        expect(base64url(message)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+        expect(hex(message)).toBe(tag.toString("hex")); // the keyed state is reused, not consumed
       }),
       { numRuns: 100 },
     );

@@ -16,6 +16,7 @@ import {
   type IdentityResolver,
   type NonceStore,
 } from "../src/auth/index.js";
+import { SecondsMemory } from "../src/auth/prove.js";
 
 class Clock {
   ms = 1_800_000_000_000;
@@ -402,5 +403,73 @@ describe("bad input never crashes", () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("what an instance remembers of recent seconds is bounded and forgets whole seconds", () => {
+  it("answers what was set for a (second, identity) pair, and nothing for another pair", () => {
+    const memory = new SecondsMemory<number>(8);
+    memory.set(100, "alice", 1, 0);
+    memory.set(100, "bob", 2, 0);
+    memory.set(101, "alice", 3, 0);
+    memory.set(100, "alice", 4, 0);
+    expect(memory.get(100, "alice")).toBe(4);
+    expect(memory.get(100, "bob")).toBe(2);
+    expect(memory.get(101, "alice")).toBe(3);
+    expect(memory.get(101, "bob")).toBeUndefined();
+    expect(memory.get(99, "alice")).toBeUndefined();
+    expect(memory.size).toBe(3);
+  });
+
+  it("seconds up to the expired one are forgotten when a new second begins", () => {
+    const memory = new SecondsMemory<number>(100);
+    for (let second = 0; second < 10; second++) memory.set(second, "alice", second, -1);
+    expect(memory.size).toBe(10);
+    memory.set(10, "alice", 10, 6);
+    for (let second = 0; second <= 6; second++) expect(memory.get(second, "alice")).toBeUndefined();
+    for (let second = 7; second <= 10; second++) expect(memory.get(second, "alice")).toBe(second);
+    expect(memory.size).toBe(4);
+    // An older second begun later (a proof search looking back) sweeps nothing; the next newer second does.
+    memory.set(3, "bob", 3, 8);
+    expect(memory.get(7, "alice")).toBe(7);
+    expect(memory.get(3, "bob")).toBe(3);
+    memory.set(11, "alice", 11, 8);
+    expect(memory.get(3, "bob")).toBeUndefined();
+    expect(memory.get(8, "alice")).toBeUndefined();
+    expect(memory.get(9, "alice")).toBe(9);
+    expect(memory.size).toBe(3);
+  });
+
+  it("never holds more than twice what it keeps; the oldest seconds go first, the newest stay", () => {
+    const keep = 16;
+    const memory = new SecondsMemory<string>(keep);
+    for (let i = 0; i < 1000; i++) {
+      const second = Math.floor(i / 5);
+      memory.set(second, `id${i}`, `v${i}`, -1);
+      expect(memory.size).toBeLessThanOrEqual(2 * keep);
+      expect(memory.get(second, `id${i}`)).toBe(`v${i}`);
+      // The whole previous second is still there.
+      if (second > 0) for (let j = (second - 1) * 5; j < second * 5; j++) expect(memory.get(second - 1, `id${j}`)).toBe(`v${j}`);
+    }
+    // One second with more pairs than the bound is not kept whole, and the bound still holds.
+    for (let i = 0; i < 5 * keep; i++) memory.set(5000, `flood${i}`, "x", -1);
+    expect(memory.size).toBeLessThanOrEqual(2 * keep);
+  });
+
+  it("many identities logging in over many seconds keep logging in, each again within its second", async () => {
+    const clock = new Clock();
+    const store = new MemoryNonceStore({ now: clock.now });
+    const registry = new MemoryIdentityRegistry();
+    const people = Array.from({ length: 20 }, (_, i) => ({ id: `person${i}`, ...generateIdentityKeyPair() }));
+    for (const p of people) registry.add(p.id, p.publicKey);
+    const jwt = createHs256Jwt({ secret: "a shared secret of at least thirty-two bytes", now: clock.now });
+    const service = createProveOwnership({ store, resolver: registry, jwt, now: clock.now, lifetime: 3 });
+    for (let second = 0; second < 8; second++) {
+      for (const p of people) {
+        await login(service, p);
+        await login(service, p);
+      }
+      clock.advance(1);
+    }
   });
 });

@@ -17,7 +17,7 @@ import {
 } from "../src/auth/index.js";
 import { createHash } from "node:crypto";
 import { BoundedMap } from "../src/bytes/bounded-map.js";
-import { KEY_THUMBPRINT_CACHE_SIZE } from "../src/auth/identity.js";
+import { KEY_THUMBPRINT_CACHE_SIZE, hasKeyWithThumbprint } from "../src/auth/identity.js";
 
 async function code(promise: Promise<unknown>): Promise<string | undefined> {
   return promise.then(
@@ -76,6 +76,38 @@ describe("a revoked JWT is refused by every verifier reading the store", () => {
     const token = await guarded.issue("alice");
     const [h, p] = token.split(".");
     expect(await code(guarded.verify(`${h}.${p}.${"A".repeat(43)}`))).toBe("TOKEN_INVALID_SIGNATURE");
+  });
+});
+
+describe("a guard verifies with the service it wraps, whatever that service is", () => {
+  it("a JwtService of someone else's (a wrapper around ours) is asked on every verification, its refusals passed on", async () => {
+    const { jwt, store, registry } = setup();
+    let asked = 0;
+    const wrapped = {
+      issue: (subject: string, extra?: Record<string, unknown>) => jwt.issue(subject, extra),
+      verify: async (token: string) => {
+        asked++;
+        if (token.endsWith("refused")) throw new AuthError("TOKEN_MALFORMED", "refused by the wrapper");
+        return jwt.verify(token);
+      },
+    };
+    const guarded = guardJwt(wrapped, { revocations: store, resolver: registry });
+    const token = await guarded.issue("alice");
+    expect((await guarded.verify(token)).sub).toBe("alice");
+    expect((await guarded.verify(token)).sub).toBe("alice");
+    expect(await code(guarded.verify(`${token}refused`))).toBe("TOKEN_MALFORMED");
+    expect(asked).toBe(3);
+  });
+
+  it("a service's verify replaced after the guard was made is the one asked", async () => {
+    const { jwt, store } = setup();
+    const guarded = guardJwt(jwt, { revocations: store });
+    const token = await jwt.issue("alice");
+    expect((await guarded.verify(token)).sub).toBe("alice");
+    jwt.verify = async () => {
+      throw new AuthError("TOKEN_EXPIRED", "replaced");
+    };
+    expect(await code(guarded.verify(token))).toBe("TOKEN_EXPIRED");
   });
 });
 
@@ -138,6 +170,44 @@ describe("a JWT from prove-ownership dies with the key that earned it", () => {
     sibling[31] = 1;
     expect(keyThumbprint(sibling)).toBe(reference(sibling));
     expect(keyThumbprint(sibling)).not.toBe(keyThumbprint(keys[0]!));
+  });
+
+  it("byte strings of any length get the formula's thumbprint, remembered or not", () => {
+    const reference = (key: Uint8Array): string =>
+      createHash("sha256").update(`{"crv":"Ed25519","kty":"OKP","x":"${Buffer.from(key).toString("base64url")}"}`).digest("base64url");
+    for (const length of [0, 1, 31, 32, 33, 63, 64, 65, 86, 100, 1000]) {
+      const key = new Uint8Array(length).map((_, i) => (i * 37 + length) & 255);
+      for (let pass = 0; pass < 2; pass++) expect(keyThumbprint(key)).toBe(reference(key));
+      // A key whose bytes spell base64url text is still read as bytes.
+      const text = new TextEncoder().encode(Buffer.from(key).toString("base64url"));
+      if (text.length <= 64) expect(keyThumbprint(text)).toBe(reference(text));
+    }
+  });
+
+  it("a key is found by its thumbprint from its bytes alone: a copy matches, another key does not, also past the cache bound", () => {
+    const reference = (key: Uint8Array): string =>
+      createHash("sha256").update(`{"crv":"Ed25519","kty":"OKP","x":"${Buffer.from(key).toString("base64url")}"}`).digest("base64url");
+    const bound = generateIdentityKeyPair().publicKey;
+    const other = generateIdentityKeyPair().publicKey;
+    const jkt = keyThumbprint(bound);
+    expect(hasKeyWithThumbprint([other, bound.slice()], jkt)).toBe(true);
+    expect(hasKeyWithThumbprint([other], jkt)).toBe(false);
+    expect(hasKeyWithThumbprint([], jkt)).toBe(false);
+    // Changing the caller's key after the thumbprint was taken changes nothing remembered.
+    bound[0]! ^= 1;
+    expect(hasKeyWithThumbprint([bound], jkt)).toBe(false);
+    bound[0]! ^= 1;
+    // A thumbprint never computed here (or forgotten) is worked out from the keys given.
+    const fresh = generateIdentityKeyPair().publicKey;
+    expect(hasKeyWithThumbprint([other, fresh], reference(fresh))).toBe(true);
+    expect(hasKeyWithThumbprint([other], reference(generateIdentityKeyPair().publicKey))).toBe(false);
+    for (let i = 0; i < 2 * KEY_THUMBPRINT_CACHE_SIZE + 10; i++) {
+      const key = new Uint8Array(32);
+      new DataView(key.buffer).setUint32(4, i);
+      keyThumbprint(key);
+    }
+    expect(hasKeyWithThumbprint([other, bound], jkt)).toBe(true);
+    expect(hasKeyWithThumbprint([other], jkt)).toBe(false);
   });
 
   it("a bounded cache never holds more than its limit, keeps its newest half, and answers exactly what was set", () => {

@@ -1,6 +1,6 @@
 // Strict base64url (RFC 4648 §5, unpadded) for JWT segments and JWK keys.
 // One canonical text per byte string: padding, foreign characters and non-zero trailing bits are refused, so a token cannot be re-spelt.
-const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+export const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 const REVERSE = new Int8Array(128).fill(-1);
 for (let i = 0; i < ALPHABET.length; i++) REVERSE[ALPHABET.charCodeAt(i)] = i;
 

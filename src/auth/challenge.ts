@@ -11,7 +11,7 @@
 // e.g. one with a far-off issue time or one a signature was harvested for elsewhere), and binds each to its identity.
 import { toHex } from "../bytes/hex.js";
 import { AUTH_NONCE_BYTES } from "./nonce.js";
-import { hmacSha256 } from "./primitives.js";
+import { hmacSha256Text } from "./primitives.js";
 
 /** Bytes of the issue time and lane at the front of a nonce. */
 const ISSUED_BYTES = 4;
@@ -32,20 +32,42 @@ export interface NonceMinter {
 
 /** A minter over a key of at least 32 bytes (the key schedule runs once). */
 export function nonceMinter(key: Uint8Array): NonceMinter {
-  const mac = hmacSha256(key);
-  const input = new Uint8Array(DOMAIN.length + HEAD_BYTES + 4 * 256);
+  // The tag as hex, straight from the MAC: a nonce is the head's hex and the first 15 bytes' (30 digits) of it.
+  const mac = hmacSha256Text(key, "hex");
+  const at = DOMAIN.length;
+  const input = new Uint8Array(at + HEAD_BYTES + 4 * 256);
   input.set(DOMAIN);
-  const out = new Uint8Array(AUTH_NONCE_BYTES);
+  const view = new DataView(input.buffer);
+  // The identity's bytes go here; MACed as views of the whole input by length, made once each (an id of n bytes uses
+  // inputs[n]), rather than a subarray per nonce.
+  const idTarget = input.subarray(at + HEAD_BYTES);
+  const inputs: Uint8Array[] = [];
+  const head = input.subarray(at, at + HEAD_BYTES);
   return {
     nonce(identityId: string, issued: number, lane: number): string {
-      const at = DOMAIN.length;
-      new DataView(input.buffer).setUint32(at, issued, false);
+      view.setUint32(at, issued, false);
       input[at + ISSUED_BYTES] = lane;
       // The identity id comes last, so the input is unambiguous without a length prefix. Ids up to 256 characters (the
-      // default validator's bound) fit the scratch; a longer one from a custom validator is encoded on its own.
-      const { read, written } = encoder.encodeInto(identityId, input.subarray(at + HEAD_BYTES));
-      let tag: Uint8Array;
-      if (read === identityId.length) tag = mac(input.subarray(0, at + HEAD_BYTES + written));
+      // default validator's bound) fit the scratch; a longer one from a custom validator is encoded on its own. An ASCII
+      // id (every id the default validator accepts) is copied character by character: TextEncoder's encodeInto is a
+      // call into C++ for the few dozen bytes of a DID.
+      let written = -1;
+      const n = identityId.length;
+      if (n <= idTarget.length) {
+        let i = 0;
+        for (; i < n; i++) {
+          const c = identityId.charCodeAt(i);
+          if (c >= 0x80) break;
+          idTarget[i] = c;
+        }
+        if (i === n) written = n;
+      }
+      if (written < 0) {
+        const result = encoder.encodeInto(identityId, idTarget);
+        if (result.read === n) written = result.written;
+      }
+      let tag: string;
+      if (written >= 0) tag = mac((inputs[written] ??= input.subarray(0, at + HEAD_BYTES + written)));
       else {
         const id = encoder.encode(identityId);
         const whole = new Uint8Array(at + HEAD_BYTES + id.length);
@@ -53,9 +75,7 @@ export function nonceMinter(key: Uint8Array): NonceMinter {
         whole.set(id, at + HEAD_BYTES);
         tag = mac(whole);
       }
-      out.set(input.subarray(at, at + HEAD_BYTES), 0);
-      out.set(tag.subarray(0, AUTH_NONCE_BYTES - HEAD_BYTES), HEAD_BYTES);
-      return toHex(out);
+      return toHex(head) + tag.slice(0, 2 * (AUTH_NONCE_BYTES - HEAD_BYTES));
     },
   };
 }

@@ -20,7 +20,6 @@
 import { constantTimeEqual } from "../bytes/bytes.js";
 import { fromHex } from "../bytes/hex.js";
 import { nonceIssuedAt, nonceMinter, MAX_ISSUED_SECONDS, MAX_LANES, type NonceMinter } from "./challenge.js";
-import { BoundedMap } from "../bytes/bounded-map.js";
 import { AuthError } from "./errors.js";
 import { keyThumbprint, validateIdentityId as defaultValidateIdentityId, type IdentityResolver } from "./identity.js";
 import { parseDuration, type JwtService } from "./jwt.js";
@@ -63,34 +62,89 @@ export const NONCE_KEY_NAME = "prove-ownership/nonce-key";
 export const NONCE_CLOCK_SKEW_SECONDS = 1;
 /** Signature verifications one POST may cost at most (nonces searched × keys). */
 export const MAX_PROOF_VERIFICATIONS = 64;
-/** (identity, second) pairs whose redeemed lanes an instance remembers at least; older ones are forgotten beyond twice it. */
+/** (identity, second) pairs whose redeemed lanes an instance remembers: twice it at most, the newest seconds kept. */
 const LANE_MEMORY = 65_536;
-/** Nonces this instance minted lately, remembered so that a login's POST finds the nonce its GET made (one MAC less). */
-const MINTED_MEMORY = 4096;
+/** (identity, second) pairs whose minted nonces an instance remembers, so that a login's POST finds the nonce its GET
+ * made (one MAC less): twice it at most, the newest seconds kept. */
+const MINTED_MEMORY = 2048;
 /** Lanes of the two newest seconds tried besides the next free one (nonces issued by another instance). */
 const OTHER_LANES_TRIED = 4;
 const MIN_LIFETIME_SECONDS = 2;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const MAX_LIFETIME_SECONDS = 3600;
 
-/** Which lanes this instance has seen redeemed, per (identity, second): a bit per lane. */
-class LaneMemory {
-  // Two generations (BoundedMap): the newest LANE_MEMORY pairs are always kept, twice that at most. The former single
-  // Map moved each marked entry to its end (delete, set) and evicted with keys().next(), which steps over the holes
-  // those moves leave: 17.7 µs per mark once the memory was full (after 65,536 logins), 1.6 µs now.
-  readonly #entries = new BoundedMap<string, { mask: number; until: number }>(2 * LANE_MEMORY);
+/**
+ * Values per (second, identity), kept in one map per second and forgotten a whole second at a time. A login mostly
+ * asks about the current second, for which nothing is known yet: that is one lookup among a few dozen seconds here,
+ * where a table keyed by a "second, identity" string (the former BoundedMap of up to 131,072 pairs, two generations)
+ * took a fresh key's hash and two probes of a large table, 0.7 µs each on this machine's caches.
+ * Seconds up to `expired` are dropped whenever a second newer than all before is begun. Beyond 2 × `keep` pairs the
+ * oldest seconds are dropped until at most `keep` are left (a single second above it too: what is kept here is only a
+ * hint).
+ */
+export class SecondsMemory<V> {
+  readonly #seconds = new Map<number, Map<string, V>>();
+  readonly #keep: number;
+  #size = 0;
+  #newest = Number.NEGATIVE_INFINITY;
 
-  mask(id: string, second: number, now: number): number {
-    const entry = this.#entries.get(`${second}\u0000${id}`);
-    // An expired entry is not deleted: it ages out with its generation.
-    return entry === undefined || entry.until <= now ? 0 : entry.mask;
+  constructor(keep: number) {
+    this.#keep = keep;
   }
 
-  mark(id: string, second: number, lane: number, until: number): void {
-    const key = `${second}\u0000${id}`;
-    const entry = this.#entries.get(key) ?? { mask: 0, until };
-    entry.mask |= 1 << lane;
-    this.#entries.set(key, entry);
+  /** Pairs held. */
+  get size(): number {
+    return this.#size;
+  }
+
+  get(second: number, id: string): V | undefined {
+    return this.#seconds.get(second)?.get(id);
+  }
+
+  set(second: number, id: string, value: V, expired: number): void {
+    let pairs = this.#seconds.get(second);
+    if (pairs === undefined) {
+      // Looked through once a second at most (when time moves on), not for each older second a proof search begins.
+      if (second > this.#newest) {
+        this.#newest = second;
+        for (const [old, its] of this.#seconds) if (old <= expired) this.#drop(old, its);
+      }
+      pairs = new Map();
+      this.#seconds.set(second, pairs);
+    }
+    const before = pairs.size;
+    pairs.set(id, value);
+    this.#size += pairs.size - before;
+    if (this.#size > 2 * this.#keep) {
+      for (const old of [...this.#seconds.keys()].sort((a, b) => a - b)) {
+        if (this.#size <= this.#keep) break;
+        this.#drop(old, this.#seconds.get(old)!);
+      }
+    }
+  }
+
+  #drop(second: number, pairs: Map<string, V>): void {
+    this.#size -= pairs.size;
+    this.#seconds.delete(second);
+  }
+}
+
+/** Which lanes this instance has seen redeemed, per (identity, second): a bit per lane. */
+class LaneMemory {
+  readonly #masks = new SecondsMemory<number>(LANE_MEMORY);
+  /** Seconds a lane matters for after the second it was issued in (a nonce's lifetime and the clock skew). */
+  readonly #horizon: number;
+
+  constructor(horizon: number) {
+    this.#horizon = horizon;
+  }
+
+  mask(id: string, second: number, now: number): number {
+    return second + this.#horizon <= now ? 0 : (this.#masks.get(second, id) ?? 0);
+  }
+
+  mark(id: string, second: number, lane: number, now: number): void {
+    this.#masks.set(second, id, (this.#masks.get(second, id) ?? 0) | (1 << lane), now - this.#horizon);
   }
 }
 
@@ -112,29 +166,40 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
   }
   const now = options.now ?? Date.now;
   const checkOnIssue = options.issueForUnknownIdentities !== true;
-  const lanes = new LaneMemory();
+  const horizon = lifetime + NONCE_CLOCK_SKEW_SECONDS;
+  const lanes = new LaneMemory(horizon);
   // A nonce is a pure function of (key, identity, second, lane) and the key never changes once read, so a remembered
-  // nonce is exactly the one the MAC would give; a miss (another instance's GET, an evicted entry) computes it.
-  const minted = new BoundedMap<string, string>(MINTED_MEMORY);
+  // nonce is exactly the one the MAC would give; a miss (another instance's GET, a forgotten second) computes it. By
+  // lane within a pair: nearly always one, more for an identity that logs in again within the second.
+  const minted = new SecondsMemory<string[]>(MINTED_MEMORY);
   // `remember`: false where the second and lane come from the request (a named nonce), so that what a client writes
   // there cannot push the nonces of real GETs out.
-  function nonceOf(mint: NonceMinter, id: string, second: number, lane: number, remember = true): string {
-    const key = `${second}\u0000${lane}\u0000${id}`;
-    let nonce = minted.get(key);
+  function nonceOf(mint: NonceMinter, id: string, second: number, lane: number, current: number, remember = true): string {
+    const known = minted.get(second, id);
+    let nonce = known?.[lane];
     if (nonce === undefined) {
       nonce = mint.nonce(id, second, lane);
-      if (remember) minted.set(key, nonce);
+      if (!remember) return nonce;
+      if (known !== undefined) known[lane] = nonce;
+      else {
+        const made: string[] = [];
+        made[lane] = nonce;
+        minted.set(second, id, made, current - horizon);
+      }
     }
     return nonce;
   }
 
   // The key is read once from the store (created there by the first instance to ask); a failed read is retried.
+  // Once read, the minter is taken as it is: every request awaited the settled promise again, a microtask each.
   let minter: Promise<NonceMinter> | undefined;
+  let ready: NonceMinter | undefined;
   function getMinter(): Promise<NonceMinter> {
     minter ??= storeCall(() => store.secret(NONCE_KEY_NAME, randomKey)).then(
       (key) => {
         if (!(key instanceof Uint8Array) || key.length < 32) throw new AuthError("NONCE_STORE_FAILED", "the store returned a nonce key shorter than 32 bytes");
-        return nonceMinter(key);
+        ready = nonceMinter(key);
+        return ready;
       },
       (error: unknown) => {
         minter = undefined;
@@ -160,10 +225,12 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
       throw new AuthError("IDENTITY_RESOLUTION_FAILED", "the identity could not be resolved", { cause: error });
     }
     if (keys === undefined) return [];
-    if (!Array.isArray(keys) || !keys.every((k) => k instanceof Uint8Array)) {
-      throw new AuthError("IDENTITY_RESOLUTION_FAILED", "the identity resolver returned something other than a list of keys");
-    }
-    return keys.slice(0, maxKeys) as Uint8Array[];
+    let valid = Array.isArray(keys);
+    if (valid) for (const key of keys as unknown[]) valid &&= key instanceof Uint8Array;
+    if (!valid) throw new AuthError("IDENTITY_RESOLUTION_FAILED", "the identity resolver returned something other than a list of keys");
+    // Read only, never changed here: the resolver's list itself unless it holds more keys than are tried.
+    const list = keys as Uint8Array[];
+    return list.length <= maxKeys ? list : list.slice(0, maxKeys);
   }
 
   function unknown(): AuthError {
@@ -229,11 +296,11 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
     async issueNonce(identityId: string): Promise<string> {
       const id = checkedId(identityId);
       if (checkOnIssue && (await keysOf(id)).length === 0) throw unknown();
-      const mint = await getMinter();
+      const mint = ready ?? (await getMinter());
       const current = Math.floor(now() / 1000);
       const lane = firstFreeLane(lanes.mask(id, current, current));
       if (lane < 0) throw new AuthError("TOO_MANY_NONCES", `this identity proved ownership ${MAX_LANES} times this second; try again in a second`, { path: "identityId" });
-      return nonceOf(mint, id, current, lane);
+      return nonceOf(mint, id, current, lane, current);
     },
 
     async prove(identityId: string, signedNonce: string, nonce?: string): Promise<string> {
@@ -243,7 +310,7 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
       if (nonce !== undefined && !isNonce(nonce)) throw new AuthError("INVALID_NONCE", "expected a nonce of 40 lowercase hex characters", { path: "nonce" });
       const keys = await keysOf(id);
       if (keys.length === 0) throw unknown();
-      const mint = await getMinter();
+      const mint = ready ?? (await getMinter());
       const current = Math.floor(now() / 1000);
       let matched: string | undefined;
       let signer: Uint8Array | undefined;
@@ -252,7 +319,7 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
       if (nonce !== undefined) {
         ({ issued, lane } = nonceIssuedAt(nonce));
         // Ours and for this identity (the MAC), before any signature work.
-        if (lane >= MAX_LANES || !constantTimeEqual(fromHex(nonceOf(mint, id, issued, lane, false)), fromHex(nonce))) throw refused();
+        if (lane >= MAX_LANES || !constantTimeEqual(fromHex(nonceOf(mint, id, issued, lane, current, false)), fromHex(nonce))) throw refused();
         if (!live(issued, current)) throw new AuthError("NONCE_EXPIRED_OR_USED", "the nonce has expired: request a new one", { path: "nonce" });
         signer = signedBy(keys, nonce, signature);
         if (signer !== undefined) matched = nonce;
@@ -261,7 +328,7 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
         // client that signs and posts at once signed. The search yields the same pair first (same lane memory, nothing
         // awaited in between) and counts it against its budget, so skipping it there keeps the verification bound.
         const tryNonce = (second: number, candidateLane: number): boolean => {
-          const candidate = nonceOf(mint, id, second, candidateLane);
+          const candidate = nonceOf(mint, id, second, candidateLane, current);
           signer = signedBy(keys, candidate, signature);
           if (signer === undefined) return false;
           matched = candidate;
@@ -283,7 +350,7 @@ export function createProveOwnership(options: ProveOwnershipOptions): ProveOwner
       const expiresAt = (issued + lifetime + NONCE_CLOCK_SKEW_SECONDS) * 1000;
       const redeemed = await storeCall(() => store.redeemNonce(signed, expiresAt));
       // Either way the lane is taken now: the next GET of this second hands out the next one.
-      lanes.mark(id, issued, lane, issued + lifetime + NONCE_CLOCK_SKEW_SECONDS);
+      lanes.mark(id, issued, lane, current);
       if (!redeemed) throw new AuthError("NONCE_EXPIRED_OR_USED", "this nonce was used already: request a new one", { path: "nonce" });
       // Bound to the key that signed (RFC 7800 cnf.jkt): a guarded verifier refuses the token once that key is gone.
       return jwt.issue(id, { ...options.claims?.(id), cnf: { jkt: keyThumbprint(signer) } });

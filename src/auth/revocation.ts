@@ -3,8 +3,8 @@
 import { utf8 } from "../bytes/bytes.js";
 import { base64urlDecode } from "./base64url.js";
 import { AuthError } from "./errors.js";
-import { keyThumbprint, type IdentityResolver } from "./identity.js";
-import type { JwtClaims, JwtService } from "./jwt.js";
+import { hasKeyWithThumbprint, type IdentityResolver } from "./identity.js";
+import { synchronousVerify, type JwtClaims, type JwtService } from "./jwt.js";
 import type { TokenRevocations } from "./store.js";
 
 export interface JwtGuardOptions {
@@ -100,7 +100,9 @@ export function guardJwt(jwt: JwtService, options: JwtGuardOptions = {}): Guarde
   return {
     issue: (subject, extra) => jwt.issue(subject, extra),
     async verify(token: string): Promise<JwtClaims> {
-      const claims = await jwt.verify(token);
+      // The services of jwt.ts verify synchronously: one promise less on every protected request.
+      const verifySync = synchronousVerify(jwt.verify);
+      const claims = verifySync !== undefined ? verifySync(token) : await jwt.verify(token);
       if (revocations !== undefined) {
         let revoked: boolean;
         try {
@@ -120,7 +122,7 @@ export function guardJwt(jwt: JwtService, options: JwtGuardOptions = {}): Guarde
         if (keys === undefined || keys.length === 0) throw new AuthError("TOKEN_SUBJECT_UNKNOWN", "the identity this token was issued to is no longer registered", { path: "payload.sub" });
         const bound = boundKey(claims);
         // A thumbprint is derived from a public key: nothing secret to compare in constant time.
-        if (bound !== undefined && !keys.some((key) => keyThumbprint(key) === bound)) {
+        if (bound !== undefined && !hasKeyWithThumbprint(keys, bound)) {
           throw new AuthError("TOKEN_KEY_UNKNOWN", "the key that proved ownership for this token is no longer registered for its identity", { path: "payload.cnf.jkt" });
         }
       }
