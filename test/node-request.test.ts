@@ -44,6 +44,24 @@ describe("NodeRequest headers", () => {
     expect(ours.get("authorization")).toBe("Bearer a, Bearer b");
   });
 
+  it("strips the HTTP whitespace Headers strips, at both ends only (values node:http would not send as they are)", () => {
+    const values = [" a ", "\t\ta b\t", "\r\n x\r\n", "  ", "", "x", " \t\r\n", "a \t b", "\u00a0a\u00a0", "\fa\v"];
+    const raw = values.flatMap((v, i) => [`X-${i}`, v]);
+    const ours = new NodeRequest({ rawHeaders: raw, method: "GET", url: "/" } as unknown as IncomingMessage, "http://a").headers;
+    const theirs = new Headers();
+    values.forEach((v, i) => {
+      try {
+        theirs.append(`X-${i}`, v);
+      } catch {
+        // Headers refuses some of these outright; node:http never hands them over.
+      }
+    });
+    values.forEach((_, i) => {
+      if (theirs.has(`x-${i}`)) expect(ours.get(`x-${i}`), JSON.stringify(values[i])).toBe(theirs.get(`x-${i}`));
+    });
+    expect(ours.get("x-1")).toBe("a b");
+  });
+
   it("iterates and changes as Headers, and reads its changes back", async () => {
     const req = await received(["X-B: 2", "X-A: 1"]);
     const ours = new NodeRequest(req, "http://a").headers;
