@@ -79,10 +79,11 @@ import {
   encodeSpent,
   METADATA_SIZE,
   OUTPUT_SIZE,
-  readU64,
+  getF64,
+  getU32,
+  getU64,
   u32,
   u64,
-  viewOf,
   type StoredOutput,
 } from "./records.js";
 
@@ -252,7 +253,7 @@ export class LmdbStore implements NodeStore {
     }));
     const schema = db.get(k().SCHEMA);
     if (schema === undefined) throw new NodeError("STORE_CORRUPT", `the data directory ${this.path} holds no chrysalis store (no header)`);
-    const version = viewOf(schema).getUint32(0);
+    const version = getU32(schema, 0);
     if (version > STORE_SCHEMA_VERSION) {
       throw storeTooNew(`the store at ${this.path}`, version, STORE_SCHEMA_VERSION);
     }
@@ -274,7 +275,7 @@ export class LmdbStore implements NodeStore {
   #loadEntryPoints(db: Db): void {
     const persisted = new Map<string, number>();
     for (const { key: entryKey, value } of db.getRange({ start: Buffer.from([ENTRY_POINT]), end: Buffer.from([ENTRY_POINT + 1]) })) {
-      persisted.set(toHex(entryKey.subarray(1)), viewOf(value).getUint32(0));
+      persisted.set(toHex(entryKey.subarray(1)), getU32(value, 0));
     }
     if (persisted.size === 0) return;
     this.#entryPoints.clear();
@@ -377,7 +378,7 @@ export class LmdbStore implements NodeStore {
       this.#loadEntryPoints(db);
       return { created: true, ledger, ...(snapshot !== undefined ? { coordinatorPublicKeys: snapshot.coordinatorPublicKeys.map((key) => key.toLowerCase()) } : {}) };
     }
-    const version = viewOf(schema).getUint32(0);
+    const version = getU32(schema, 0);
     if (version > STORE_SCHEMA_VERSION) {
       throw storeTooNew(`the store at ${this.path}`, version, STORE_SCHEMA_VERSION);
     }
@@ -542,7 +543,7 @@ export class LmdbStore implements NodeStore {
       }
 
       const w = new Writes();
-      const seq = readU64(viewOf(db.get(k().SEQ)!), 0);
+      const seq = getU64(db.get(k().SEQ)!, 0);
       const tipsBefore = this.#tipCount(db);
       w.put(k().SEQ, be64(seq + 1));
       const seqBytes = be64(seq);
@@ -605,7 +606,7 @@ export class LmdbStore implements NodeStore {
   }
 
   #tipCount(db: Db): number {
-    return readU64(viewOf(db.get(k().TIP_COUNT)!), 0);
+    return getU64(db.get(k().TIP_COUNT)!, 0);
   }
 
   #setTipCount(w: Sink, count: number): void {
@@ -845,7 +846,7 @@ export class LmdbStore implements NodeStore {
     await this.#write(() => {
       const db = this.#db!;
       const raw = db.get(k);
-      db.putSync(k, f64(Math.max(expiresAt, raw === undefined ? 0 : viewOf(raw).getFloat64(0))));
+      db.putSync(k, f64(Math.max(expiresAt, raw === undefined ? 0 : getF64(raw, 0))));
     }, true);
   }
 
@@ -875,7 +876,7 @@ export class LmdbStore implements NodeStore {
       for (const prefix of [NONCE, REVOKED]) {
         const expired: Buffer[] = [];
         for (const { key: k, value } of db.getRange({ start: Buffer.from([prefix]), end: Buffer.from([prefix + 1]) })) {
-          if (viewOf(value).getFloat64(0) < now) expired.push(Buffer.from(k));
+          if (getF64(value, 0) < now) expired.push(Buffer.from(k));
         }
         for (const k of expired) db.removeSync(k);
       }
@@ -935,7 +936,7 @@ export class LmdbStore implements NodeStore {
     const out: PruneVictim[] = [];
     const ownMetadata = milestoneId === undefined ? undefined : db.get(key(METADATA, milestoneId));
     if (ownMetadata !== undefined) {
-      const bound = key(UNREFERENCED, u64(readU64(viewOf(ownMetadata), 0)));
+      const bound = key(UNREFERENCED, u64(getU64(ownMetadata, 0)));
       for (const entry of db.getKeys({ start: Buffer.from([UNREFERENCED]), end: bound, limit })) {
         out.push({ id: Buffer.from(entry.subarray(9)), entry: Buffer.from(entry) });
       }
@@ -966,7 +967,7 @@ export class LmdbStore implements NodeStore {
     const ref = decoded?.metadata.referencedByMilestoneIndex;
     const current =
       decoded !== undefined &&
-      (entry[0] === REFERENCED ? entry.readUInt32BE(1) === m && ref === m : ref === undefined && readU64(viewOf(entry), 1) === decoded.seq);
+      (entry[0] === REFERENCED ? entry.readUInt32BE(1) === m && ref === m : ref === undefined && getU64(entry, 1) === decoded.seq);
     if (!current) {
       // Stale (or its message has no metadata, which verify reports): the entry alone goes, so pruning moves on.
       db.removeSync(entry);
@@ -1047,7 +1048,7 @@ export class LmdbStore implements NodeStore {
 
       const persisted = new Map<string, number>();
       for (const { key: entryKey, value } of db.getRange({ start: Buffer.from([ENTRY_POINT]), end: Buffer.from([ENTRY_POINT + 1]), ...t })) {
-        persisted.set(toHex(entryKey.subarray(1)), viewOf(value).getUint32(0));
+        persisted.set(toHex(entryKey.subarray(1)), getU32(value, 0));
       }
       const entryPoints = new Map<string, number>();
       if (milestone !== undefined) entryPoints.set(milestone.messageId, milestone.index);
@@ -1184,7 +1185,7 @@ function withReadTransaction<T>(db: Db, body: (options: ReadOptions) => T): T {
 
 function pruningIn(db: Db, options?: ReadOptions): number {
   const raw = db.get(k().PRUNING, options);
-  return raw === undefined ? 0 : viewOf(raw).getUint32(0);
+  return raw === undefined ? 0 : getU32(raw, 0);
 }
 
 /** Hex public keys from their concatenation (32 bytes each). */
@@ -1296,7 +1297,7 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
     if (found === undefined) return `unreferenced entry ${id}: no message ${id} is stored`;
     const ref = found.metadata.referencedByMilestoneIndex;
     if (ref !== undefined) return `unreferenced entry ${id}: message ${id} is referenced by milestone ${ref}`;
-    const seq = readU64(viewOf(k), 1);
+    const seq = getU64(k, 1);
     if (seq !== found.seq) return `unreferenced entry ${id}: at seq ${seq}, but message ${id} has seq ${found.seq}`;
   }
   for (const k of db.getKeys(range(REFERENCED))) {
@@ -1387,8 +1388,7 @@ function f64(value: number): Buffer {
 }
 
 function milestoneRecord(k: Uint8Array, value: Uint8Array): MilestoneRecord {
-  const v = viewOf(value);
-  return { index: viewOf(k).getUint32(1), messageId: toHex(value.subarray(0, 32)), timestamp: readU64(v, 32) };
+  return { index: getU32(k, 1), messageId: toHex(value.subarray(0, 32)), timestamp: getU64(value, 32) };
 }
 
 /** Where a write's records go: straight into the transaction (direct), or gathered to be made at the end (Writes). */
