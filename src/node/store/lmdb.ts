@@ -167,7 +167,14 @@ function plain(buffer: Uint8Array): Uint8Array {
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
-const hashedText = (prefix: number, value: string): Buffer => key(prefix, blake2b256(text.encode(value)));
+// A nonce or token id is hashed from its UTF-8 bytes, written into this scratch space when they fit (at most three
+// bytes per UTF-16 unit): TextEncoder.encode makes a new ArrayBuffer per call, on every login and every submission.
+const textScratch = new Uint8Array(768);
+function hashedText(prefix: number, value: string): Buffer {
+  if (value.length * 3 > textScratch.length) return key(prefix, blake2b256(text.encode(value)));
+  const { written } = text.encodeInto(value, textScratch);
+  return key(prefix, blake2b256(textScratch.subarray(0, written)));
+}
 
 export interface LmdbStoreOptions {
   /** The data directory (created when missing); LMDB keeps data.mdb and lock.mdb in it. */
