@@ -162,6 +162,19 @@ function be64(value: number): Buffer {
   return out;
 }
 
+/**
+ * A value copied out of lmdb-js's reusable read buffer (getBinaryFast: its `length` is the value's) into Node's Buffer
+ * pool. db.get copies a value into an ArrayBuffer of its own, which for a message costs 1-2 µs more (micro: 1.6-3.4 µs
+ * against 0.7-1.0 µs for 180 bytes), on every message read.
+ */
+function copied(db: Db, k: Buffer): Buffer | undefined {
+  const fast = db.getBinaryFast(k);
+  if (fast === undefined) return undefined;
+  const out = Buffer.allocUnsafe(fast.length);
+  out.set(fast.subarray(0, fast.length));
+  return out;
+}
+
 /** A view on a Buffer lmdb-js returned (each read is its own copy), as a plain Uint8Array. */
 function plain(buffer: Uint8Array): Uint8Array {
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
@@ -698,7 +711,7 @@ export class LmdbStore implements NodeStore {
   }
 
   async get(id: string): Promise<StoredMessage | undefined> {
-    const raw = this.#read().get(key(MESSAGE, fromHex(id, "id", 32)));
+    const raw = copied(this.#read(), key(MESSAGE, fromHex(id, "id", 32)));
     if (raw === undefined) return undefined;
     return storedMessage(id.toLowerCase(), plain(raw));
   }
