@@ -75,16 +75,21 @@ describe("an access record of the node's own logger is the line pino writes", ()
 describe("the default destination (standard output, not a terminal) writes lines in blocks", () => {
   // A child process with the built package: its standard output is a pipe, so createLogger() takes the block writer.
   const logger = new URL("../dist/node/edge/log.js", import.meta.url).href;
-  const run = async (body: string): Promise<{ lines: string[]; at: number[] }> => {
+  // `readAfterMs`: the reader starts that late, as a slow collector would (the pipe fills while the child runs).
+  const run = async (body: string, readAfterMs = 0): Promise<{ lines: string[]; at: number[] }> => {
     const { spawn } = await import("node:child_process");
     const child = spawn(process.execPath, ["--input-type=module", "-e", `import { createLogger, logAccess } from ${JSON.stringify(logger)};\nconst log = createLogger();\n${body}`], { stdio: ["ignore", "pipe", "inherit"] });
     const started = performance.now();
     const at: number[] = [];
     let text = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      text += chunk;
-      at.push(performance.now() - started);
-    });
+    child.stdout.pause();
+    setTimeout(() => {
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        text += chunk;
+        at.push(performance.now() - started);
+      });
+      child.stdout.resume();
+    }, readAfterMs);
     await new Promise<void>((resolve, reject) => child.once("close", (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`)))));
     return { lines: text.split("\n").filter((line) => line !== ""), at };
   };
@@ -95,6 +100,14 @@ describe("the default destination (standard output, not a terminal) writes lines
     lines.slice(0, 5000).forEach((line, i) => expect(JSON.parse(line)).toMatchObject({ path: `/${i}`, msg: "request" }));
     expect(JSON.parse(lines[5000]!)).toMatchObject({ level: 40, msg: "last" });
   }, 20_000);
+
+  it("every line arrives when the process ends by itself, its reader slow to start (5 runs of 10,000 lines)", async () => {
+    for (let i = 0; i < 5; i++) {
+      const { lines } = await run(`for (let i = 0; i < 10000; i++) logAccess(log, { method: "GET", route: "r", path: "/" + i, status: 200, ms: 1, client: "127.0.0.1" });`, 300);
+      expect(lines).toHaveLength(10000);
+      expect(JSON.parse(lines[9999]!)).toMatchObject({ path: "/9999" });
+    }
+  }, 60_000);
 
   it("a line is held no longer than about a second when nothing else is written", async () => {
     const { lines, at } = await run(`log.info("held");\nsetTimeout(() => process.exit(0), 3000);`);

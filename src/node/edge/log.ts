@@ -64,7 +64,9 @@ export function createLogger(options: LogOptions = {}): Logger {
   let destination = options.destination;
   if (destination === undefined) {
     // A terminal is written line by line; anything else (a file, a pipe to a collector) in blocks.
-    const stdout = pino.destination({ dest: 1, sync: pretty, minLength: 0, maxWrite: 2 * LOG_BLOCK_BYTES });
+    // sonic-boom holds what it is given below a block (the once-a-second hand-over): its exit hook then writes that
+    // synchronously, and its flush(cb) waits until the lines are written and synced.
+    const stdout = pino.destination({ dest: 1, sync: pretty, minLength: pretty ? 0 : LOG_BLOCK_BYTES, maxWrite: 2 * LOG_BLOCK_BYTES });
     destination = pretty ? stdout : new LineBlocks(stdout);
   }
   const stream = pretty ? prettyDestination(destination) : destination;
@@ -99,9 +101,10 @@ class LineBlocks {
 
   constructor(out: ReturnType<typeof pino.destination>) {
     this.#out = out;
-    const timer = setInterval(() => this.#handOver(), FLUSH_INTERVAL_MS).unref();
+    const timer = setInterval(() => this.flush(), FLUSH_INTERVAL_MS).unref();
     if (!exitHooked) {
-      // Before sonic-boom's own exit hook (pino registers it), which writes out what sonic-boom holds synchronously.
+      // Before sonic-boom's own exit hook (pino registers it), which writes what sonic-boom holds synchronously: what is
+      // held here is less than a block, which sonic-boom keeps rather than starting a write that could not finish.
       process.prependListener("exit", () => {
         for (const blocks of HELD) blocks.#handOver();
       });
