@@ -44,4 +44,13 @@ describe("record fields are DataView's big-endian bytes", () => {
       { numRuns: 1000 },
     );
   });
+
+  it("a field past a record's end is refused, as a DataView refuses it", () => {
+    const short = Buffer.alloc(20);
+    expect(() => decodeMetadata(short)).toThrow(RangeError);
+    expect(() => getU32(Uint8Array.of(1, 2, 3), 0)).toThrow(RangeError);
+    expect(() => getU64(new Uint8Array(7), 0)).toThrow(RangeError);
+    expect(() => getF64(new Uint8Array(8), 1)).toThrow(RangeError);
+    expect(getU32(Uint8Array.of(0, 0, 0, 7), 0)).toBe(7);
+  });
 });

@@ -11,7 +11,13 @@ export const NONE = 0xffffffff;
 // Buffer whose bytes V8 keeps on its heap, and a DataView (or anything reading its .buffer) first moves them into an
 // ArrayBuffer of their own, about 1 µs a record (a submission reads or writes half a dozen).
 
+/** A field past the record's end is a damaged record: refused as a DataView would, never read as zeros. */
+function within(bytes: Uint8Array, at: number, size: number): void {
+  if (at < 0 || at + size > bytes.length) throw new RangeError(`a record of ${bytes.length} bytes has no ${size}-byte field at ${at}`);
+}
+
 export function getU32(bytes: Uint8Array, at: number): number {
+  within(bytes, at, 4);
   return ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0;
 }
 
@@ -36,6 +42,7 @@ const FLOAT_BYTES = new Uint8Array(8);
 const FLOAT_VIEW = new DataView(FLOAT_BYTES.buffer);
 
 export function getF64(bytes: Uint8Array, at: number): number {
+  within(bytes, at, 8);
   FLOAT_BYTES.set(bytes.subarray(at, at + 8));
   return FLOAT_VIEW.getFloat64(0);
 }
