@@ -7,7 +7,7 @@ import { ProtocolError } from "../../bytes/errors.js";
 import { secretMatcher } from "../../crypto/sha256.js";
 import { AuthError, type JwtService } from "../../auth/index.js";
 import { NodeError } from "../errors.js";
-import { Answer, decodeParam, json, readJson, type Route, type RouteCall } from "./router.js";
+import { decodeParam, json, jsonText, readJson, type Answer, type Route, type RouteCall } from "./router.js";
 
 /** The two operations of prove-ownership (what createProveOwnership from chrysalis-core/auth returns). */
 export interface ProveOwnershipService {
@@ -65,8 +65,7 @@ const PLAIN_TEXT = /^[A-Za-z0-9._-]*$/;
  */
 export function credentialAnswer(name: "nonce" | "jwt", value: string): Answer {
   if (!PLAIN_TEXT.test(value)) return json(200, { [name]: value, data: { [name]: value } });
-  const { status, headers } = json(200, null);
-  return new Answer(status, headers, `{"${name}":"${value}","data":{"${name}":"${value}"}}`);
+  return jsonText(200, `{"${name}":"${value}","data":{"${name}":"${value}"}}`);
 }
 
 export function authRoutes(options: AuthRouteOptions): Route[] {

@@ -91,9 +91,14 @@ const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 const STATUS_TEXT: Record<number, string> = { 400: "bad request", 401: "unauthorized", 404: "not found", 405: "method not allowed", 408: "request timeout", 413: "payload too large", 415: "unsupported media type", 429: "too many requests", 431: "request header fields too large", 500: "internal error", 502: "bad gateway", 503: "service unavailable" };
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Answer {
+  return jsonText(status, JSON.stringify(body), headers);
+}
+
+/** A JSON answer whose text the caller already has (written as JSON.stringify would write it). */
+export function jsonText(status: number, text: string, headers: Record<string, string> = {}): Answer {
   // A literal, not a spread of a shared object: V8 clones `{ ...A, ...B }` into an object on which every later write (a
   // route's headers, CORS) takes a slow path, about 1 µs each (measured: 2.1-2.7 µs vs 0.08 µs for two writes).
-  return new Answer(status, { "content-type": JSON_CONTENT_TYPE, ...headers }, JSON.stringify(body));
+  return new Answer(status, { "content-type": JSON_CONTENT_TYPE, ...headers }, text);
 }
 
 /** An answer carrying raw bytes (application/octet-stream unless the headers say otherwise). */
