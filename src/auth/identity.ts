@@ -2,7 +2,7 @@
 // an in-memory registry, and reading Ed25519 keys out of a DID document's verification methods.
 import { base58Decode } from "../bytes/base58.js";
 import { AuthError } from "./errors.js";
-import { utf8 } from "../bytes/bytes.js";
+import { equalBytes, utf8 } from "../bytes/bytes.js";
 import { sha256 } from "../crypto/sha256.js";
 import { base64urlDecode, base64urlEncode } from "./base64url.js";
 import { assertPublicKey } from "./nonce.js";
@@ -46,7 +46,7 @@ export function keyThumbprint(publicKey: Uint8Array): string {
 export function hasKeyWithThumbprint(keys: readonly Uint8Array[], thumbprint: string): boolean {
   const known = keysByThumbprint.get(thumbprint);
   if (known === undefined) return keys.some((key) => keyThumbprint(key) === thumbprint);
-  for (const key of keys) if (equalKey(key, known)) return true;
+  for (const key of keys) if (equalBytes(key, known)) return true;
   return false;
 }
 
@@ -94,7 +94,7 @@ export class MemoryIdentityRegistry implements IdentityResolver {
     const id = this.#validate(identityId);
     assertPublicKey(publicKey);
     const list = this.#keys.get(id) ?? [];
-    if (list.some((k) => equalKey(k, publicKey))) return this;
+    if (list.some((k) => equalBytes(k, publicKey))) return this;
     if (list.length >= MemoryIdentityRegistry.MAX_KEYS_PER_IDENTITY) {
       throw new AuthError("INVALID_ARGUMENT", `at most ${MemoryIdentityRegistry.MAX_KEYS_PER_IDENTITY} keys per identity`, { path: "publicKey" });
     }
@@ -124,7 +124,7 @@ export class MemoryIdentityRegistry implements IdentityResolver {
     const list = this.#keys.get(identityId);
     if (list === undefined) return false;
     if (publicKey === undefined) return this.#keys.delete(identityId);
-    const at = list.findIndex((k) => equalKey(k, publicKey));
+    const at = list.findIndex((k) => equalBytes(k, publicKey));
     if (at < 0) return false;
     list.splice(at, 1);
     if (list.length === 0) this.#keys.delete(identityId);
@@ -137,11 +137,6 @@ export class MemoryIdentityRegistry implements IdentityResolver {
   }
 }
 
-function equalKey(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 // ---- DID documents ----
 
@@ -228,7 +223,7 @@ export function publicKeysFromDidDocument(doc: unknown): Uint8Array[] {
   if (!isRecord(root)) throw badDoc("a DID document must be a JSON object", "");
   const keys: Uint8Array[] = [];
   const push = (key: Uint8Array | undefined): void => {
-    if (key !== undefined && !keys.some((k) => equalKey(k, key))) keys.push(key);
+    if (key !== undefined && !keys.some((k) => equalBytes(k, key))) keys.push(key);
   };
   const methods = listOf(root, "verificationMethod");
   const byId = new Map<string, number>();
