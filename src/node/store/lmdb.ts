@@ -611,15 +611,13 @@ export class LmdbStore implements NodeStore {
   }
 
   #balanceIn(db: Db, address: Uint8Array): AddressBalance {
-    const raw = db.get(key(BALANCE, address));
-    return raw === undefined ? EMPTY_BALANCE : decodeBalance(raw);
+    return balanceOf(db.get(key(BALANCE, address)));
   }
 
   #addBalances(db: Db, w: Sink, deltas: Map<string, BalanceDelta>): void {
     for (const d of deltas.values()) {
       const k = key(BALANCE, d.address);
-      const raw = w.read(db, k);
-      const balance = addBalance(raw === undefined ? EMPTY_BALANCE : decodeBalance(raw), d);
+      const balance = addBalance(balanceOf(w.read(db, k)), d);
       if (balance.balance === 0 && balance.dustAllowance === 0 && balance.dustOutputs === 0) w.remove(k);
       else w.put(k, Buffer.from(encodeBalance(balance)));
     }
@@ -1395,6 +1393,11 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
   }
   if (db.get(k().LEDGER, t)?.[0] === 1 && supply !== TOTAL_SUPPLY) return `ledger: the unspent outputs sum to ${supply}, not the total supply ${TOTAL_SUPPLY}`;
   return undefined;
+}
+
+/** A stored balance record, or none stored: the empty balance. */
+function balanceOf(raw: Uint8Array | undefined): AddressBalance {
+  return raw === undefined ? EMPTY_BALANCE : decodeBalance(raw);
 }
 
 function describeBalance(b: AddressBalance): string {
