@@ -21,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { baselineDir } from "./baseline.js";
 import { benchDatabase, postgresServer } from "./postgres.js";
 import { generateIdentityKeyPair, signNonce } from "../src/auth/index.js";
+import { ed25519PublicKey, signEd25519, verifyEd25519 } from "../src/crypto/ed25519.js";
 import { toHex } from "../src/bytes/hex.js";
 import { encodeMessage } from "../src/model/codec.js";
 import { messageId, networkId } from "../src/model/ids.js";
@@ -77,12 +78,33 @@ function expect(answer: Answer, status: number, what: string): void {
   if (answer.status !== status) throw new Error(`${what}: expected ${status}, got ${answer.status} ${answer.body.slice(0, 200)}`);
 }
 
-/** User and system CPU seconds of a process so far, all its threads. */
-function cpuSeconds(pid: number): { user: number; system: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+/** User and system CPU seconds in a /proc stat file: a process's (all its threads) or one thread's (task/<tid>/stat). */
+function statSeconds(path: string): { user: number; system: number } {
+  const stat = readFileSync(path, "utf8");
   // The command name (field 2) is in parentheses and may hold spaces: count fields after the last ")".
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return { user: Number(fields[11]) / CLOCK_TICKS, system: Number(fields[12]) / CLOCK_TICKS };
+}
+
+/** CPU seconds of a process so far: all its threads, and its main thread (the JavaScript event loop) alone; the rest is
+ * V8's helpers (concurrent GC, compilers), libuv's pool (LMDB's commits and fsyncs) and the PoW workers. */
+function cpuSeconds(pid: number): { user: number; system: number; main: number } {
+  const all = statSeconds(`/proc/${pid}/stat`);
+  const main = statSeconds(`/proc/${pid}/task/${pid}/stat`);
+  return { ...all, main: main.user + main.system };
+}
+
+/** µs of one Ed25519 verification on this machine, as the node makes it for a login (verifyEd25519, node:crypto
+ * underneath), measured in this process: the part of a login no server code can make cheaper. */
+function verifyMicros(): number {
+  const seed = new Uint8Array(32).fill(7);
+  const publicKey = ed25519PublicKey(seed);
+  const message = utf8.encode("a prove-ownership nonce of the usual length, 64 hex chars.......");
+  const signature = signEd25519(seed, message);
+  const count = 2000;
+  const started = performance.now();
+  for (let i = 0; i < count; i++) if (!verifyEd25519(publicKey, message, signature)) throw new Error("the verification failed");
+  return ((performance.now() - started) * 1000) / count;
 }
 
 interface Phase {
@@ -90,9 +112,10 @@ interface Phase {
   operations: number;
   /** Milliseconds each operation took, as its client saw it. */
   latencies: number[];
-  /** Server CPU seconds over the phase (user + system), and the system part of it. */
+  /** Server CPU seconds over the phase (user + system), the system part of it, and the main thread's part. */
   cpu: number;
   system: number;
+  main: number;
   seconds: number;
   /** Nonces the node's PoW workers tried over the phase (mining cases). */
   hashes?: number;
@@ -120,7 +143,7 @@ async function phase(pid: number, step: (agent: Agent, client: number, i: number
   const cpuAfter = cpuSeconds(pid);
   agent.destroy();
   const system = cpuAfter.system - cpuBefore.system;
-  return { operations, latencies, cpu: cpuAfter.user - cpuBefore.user + system, system, seconds };
+  return { operations, latencies, cpu: cpuAfter.user - cpuBefore.user + system, system, main: cpuAfter.main - cpuBefore.main, seconds };
 }
 
 interface Server {
@@ -306,6 +329,8 @@ export interface CpuCase {
   case: string;
   /** Per round: µs of server CPU per operation, and the same over the hello server's µs per request in that round. */
   micros: number[];
+  /** Per round: µs of the main thread's CPU per operation (the rest ran on V8's, libuv's and the PoW workers' threads). */
+  mainMicros: number[];
   multiples: number[];
   rates: number[];
   /** Per round: the median and 99th percentile of the operations' latencies (ms). */
@@ -352,17 +377,20 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
     if (serverUrl !== undefined && wanted(STORES, "postgres")) nodes.push(await startNodes("postgres", () => postgresStorage(serverUrl), files, identities[0]!, profileDir));
     const cases = new Map<string, CpuCase>();
     const helloMicros: number[] = [];
+    const verifyMultiples: number[] = [];
+    const verifies: number[] = [];
     const record = (store: string, name: string, p: Phase, helloUs: number, round: number): void => {
       const key = `${store} ${name}`;
-      const entry = cases.get(key) ?? { store, case: name, micros: [], multiples: [], rates: [], p50: [], p99: [], hashRates: [] };
+      const entry = cases.get(key) ?? { store, case: name, micros: [], mainMicros: [], multiples: [], rates: [], p50: [], p99: [], hashRates: [] };
       cases.set(key, entry);
       const us = (p.cpu / p.operations) * 1e6;
       const p50 = percentile(p.latencies, 0.5);
       const p99 = percentile(p.latencies, 0.99);
       const hashRate = p.hashes === undefined ? "" : `, ${(p.hashes / p.seconds / 1e6).toFixed(2)} M hashes/s`;
-      process.stdout.write(`  ${store}, ${name}, round ${round}: ${us.toFixed(0)} µs CPU/op (${((p.system / p.operations) * 1e6).toFixed(0)} µs system; ${(us / helloUs).toFixed(2)}× hello), ${(p.operations / p.seconds).toFixed(0)} ops/s, p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms${hashRate}\n`);
+      process.stdout.write(`  ${store}, ${name}, round ${round}: ${us.toFixed(0)} µs CPU/op (${((p.system / p.operations) * 1e6).toFixed(0)} µs system, ${((p.main / p.operations) * 1e6).toFixed(0)} µs main thread; ${(us / helloUs).toFixed(2)}× hello), ${(p.operations / p.seconds).toFixed(0)} ops/s, p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms${hashRate}\n`);
       if (round === 0) return;
       entry.micros.push(us);
+      entry.mainMicros.push((p.main / p.operations) * 1e6);
       entry.multiples.push(us / helloUs);
       entry.rates.push(p.operations / p.seconds);
       entry.p50.push(p50);
@@ -375,7 +403,13 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
       const h = await phase(hello.pid, async (agent) => expect(await send(agent, hello.port, "GET", "/api/v1/info"), 200, "hello"));
       const helloUs = (h.cpu / h.operations) * 1e6;
       process.stdout.write(`  hello, round ${round}: ${helloUs.toFixed(1)} µs CPU/request (${((h.system / h.operations) * 1e6).toFixed(1)} µs system), ${(h.operations / h.seconds).toFixed(0)} req/s\n`);
-      if (round > 0) helloMicros.push(helloUs);
+      const verifyUs = verifyMicros();
+      process.stdout.write(`  Ed25519 verification here, round ${round}: ${verifyUs.toFixed(1)} µs (${(verifyUs / helloUs).toFixed(2)}× hello)\n`);
+      if (round > 0) {
+        helloMicros.push(helloUs);
+        verifies.push(verifyUs);
+        verifyMultiples.push(verifyUs / helloUs);
+      }
       for (const node of nodes) {
         const auth = { authorization: `Bearer ${node.jwt}`, "content-type": "application/json" };
         const miningAuth = { authorization: `Bearer ${node.miningJwt}`, "content-type": "application/json" };
@@ -413,6 +447,9 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
       }
     }
     const rows: Row[] = [{ suite: "edge", case: `server CPU per request: trivial node:http server, ${CLIENTS} keep-alive clients (µs)`, ours: median(helloMicros), unit: "µs" }];
+    // What a login cannot do without on this machine, in the same unit as its budget: one verification (two requests,
+    // an HMAC, a JWT and a durable write come on top).
+    rows.push({ suite: "edge", case: "one Ed25519 verification, node:crypto, this machine (µs; ratio: median multiple of a hello request)", ours: median(verifies), theirs: median(helloMicros), theirName: "hello request", ratio: median(verifyMultiples), unit: "µs" });
     for (const c of cases.values()) {
       const budget = c.store === "lmdb" ? BUDGET[c.case] : undefined;
       rows.push({
@@ -424,7 +461,7 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
       if (c.hashRates.length > 0) rows.push({ suite: "edge", case: `server PoW while mining at score 100, serve on ${c.store}: nonces tried per second (1 worker)`, ours: median(c.hashRates), unit: "hashes/s" });
       rows.push({
         suite: "edge",
-        case: `server CPU per ${c.case}, serve on ${c.store} (µs; ratio: median of per-round multiples of a hello request; ${median(c.rates).toFixed(0)} ops/s)`,
+        case: `server CPU per ${c.case}, serve on ${c.store} (µs; ratio: median of per-round multiples of a hello request; ${median(c.rates).toFixed(0)} ops/s; main thread ${median(c.mainMicros).toFixed(0)} µs)`,
         ours: median(c.micros),
         theirs: median(helloMicros),
         theirName: "hello request",
