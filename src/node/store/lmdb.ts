@@ -346,6 +346,7 @@ export class LmdbStore implements NodeStore {
   async #release(): Promise<void> {
     const db = this.#db;
     this.#db = undefined;
+    this.#probe = undefined;
     this.#env = undefined;
     if (db !== undefined) await db.close().catch(() => undefined);
   }
@@ -482,6 +483,7 @@ export class LmdbStore implements NodeStore {
     await this.#env?.catch(() => undefined);
     const db = this.#db;
     this.#db = undefined;
+    this.#probe = undefined;
     if (db !== undefined) await db.close();
   }
 
@@ -1167,6 +1169,7 @@ export class LmdbStore implements NodeStore {
       // Again just before the swap: a process that opened the store during the copy would lose what it writes next.
       refuseIfShared();
       this.#db = undefined;
+      this.#probe = undefined;
       this.#env = undefined;
       closed = true;
       await db.close();
@@ -1495,7 +1498,9 @@ class Writes implements Sink {
  * collections and dragged more of each submission into the old generation with them. Reusing the range (edge bench,
  * LMDB, submissions): 1.47 → 1.01 MB promoted per scavenge (V8's --trace-gc-nvp), 13 → 9 full collections in a phase, and
  * 191–209 → 181–195 µs of server CPU per submission over four paired rounds.
- * The bounds are read when an iteration begins: set them and iterate at once, with nothing in between (all synchronous).
+ * The bounds are read when an iteration begins: set them and iterate at once, with nothing in between (all synchronous),
+ * and never iterate the probe inside another iteration of it (both would share the bounds). Used inside writes only:
+ * lmdb-js fixes a range's snapshot mode on its first use, and inside a write that is the write's own view.
  */
 class RangeProbe {
   readonly #bounds: { start: Buffer; end: Buffer; values: false };
@@ -1506,8 +1511,7 @@ class RangeProbe {
     this.#keys = db.getRange(this.#bounds) as unknown as Iterable<Buffer>;
   }
 
-  /** The keys from `start` (inclusive) to `end` (exclusive) in order, read as the caller iterates (break to stop); each
-   * is lmdb-js's own buffer, valid until the next read: copy one that is kept. */
+  /** The keys from `start` (inclusive) to `end` (exclusive) in order, read as the caller iterates (break to stop). */
   keys(start: Buffer, end: Buffer): Iterable<Buffer> {
     this.#bounds.start = start;
     this.#bounds.end = end;
