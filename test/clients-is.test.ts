@@ -74,6 +74,9 @@ describe("the api-key parameter is read from the query as URL's searchParams rea
       }),
     );
     expect(queryParam("http://h/p?api-key=a%20b+c&api-key=2", "api-key")).toBe("a b c");
+    // A "?" in the fragment starts no query; one inside the query is part of a value.
+    expect(queryParam("http://h/p#&?&api-key", "api-key")).toBe(null);
+    expect(queryParam("http://h/p?a=?&api-key=x#?api-key=y", "api-key")).toBe("x");
   });
 });
 

@@ -49,10 +49,12 @@ const JSONWEBTOKEN_MESSAGE: Partial<Record<string, string>> = {
 
 /** A query parameter of an absolute URL, decoded as URL's searchParams decodes it; null when absent. */
 export function queryParam(href: string, name: string): string | null {
+  // The query ends at the fragment, and a "?" inside the fragment starts no query.
+  const hash = href.indexOf("#");
+  const end = hash < 0 ? href.length : hash;
   const start = href.indexOf("?");
-  if (start < 0) return null;
-  const end = href.indexOf("#", start);
-  return new URLSearchParams(end < 0 ? href.slice(start + 1) : href.slice(start + 1, end)).get(name);
+  if (start < 0 || start > end) return null;
+  return new URLSearchParams(href.slice(start + 1, end)).get(name);
 }
 
 // What a nonce (hex) or a JWT (base64url and dots) is made of: text JSON writes as it is, without escapes.
