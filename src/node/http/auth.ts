@@ -49,12 +49,13 @@ const JSONWEBTOKEN_MESSAGE: Partial<Record<string, string>> = {
 
 /** A query parameter of an absolute URL, decoded as URL's searchParams decodes it; null when absent. */
 export function queryParam(href: string, name: string): string | null {
-  // The query ends at the fragment, and a "?" inside the fragment starts no query.
+  // The query ends at the fragment, and a "?" inside the fragment starts no query. It goes to URLSearchParams with its
+  // "?", which the constructor strips: without it, a query that itself begins with "?" would lose that one.
   const hash = href.indexOf("#");
   const end = hash < 0 ? href.length : hash;
   const start = href.indexOf("?");
   if (start < 0 || start > end) return null;
-  return new URLSearchParams(href.slice(start + 1, end)).get(name);
+  return new URLSearchParams(href.slice(start, end)).get(name);
 }
 
 // What a nonce (hex) or a JWT (base64url and dots) is made of: text JSON writes as it is, without escapes.
