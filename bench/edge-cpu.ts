@@ -6,11 +6,16 @@
 // login's client signs with Ed25519); CPU per operation measures the server alone. PostgreSQL's own backends are not
 // counted: they are another process, as they would be on another machine.
 //
+// Logins and complete submissions are also measured on `serve --in-memory`, which writes nothing durable: what the
+// request, its checks and the pipeline cost without the store, so that the durable write's share of each is the
+// difference between that row and LMDB's (the in-memory store is bounded too: past 100,000 messages it forgets the
+// oldest, which later rounds of a long run pay for).
+//
 // With CHRYSALIS_BASELINE=<dist directory of another build> (bench/build-baseline.sh), that build's serve runs on LMDB
 // beside ours in every round, so each case is measured before and after a change in one run.
 //
 // CHRYSALIS_EDGE_PROFILE=<dir> runs each serve under `node --cpu-prof` and writes the profiles there;
-// CHRYSALIS_EDGE_CPU_CASES=login,raw read (a list) and CHRYSALIS_EDGE_CPU_STORES=lmdb measure only those;
+// CHRYSALIS_EDGE_CPU_CASES=login,raw read (a list) and CHRYSALIS_EDGE_CPU_STORES=lmdb,memory,postgres measure only those;
 // CHRYSALIS_EDGE_SERVE_ARGS=--no-metrics (a list) passes more arguments to serve.
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -46,7 +51,7 @@ const CASES = list(process.env.CHRYSALIS_EDGE_CPU_CASES);
 const STORES = list(process.env.CHRYSALIS_EDGE_CPU_STORES);
 // More serve arguments (experiments: what --log-level silent or --no-metrics would save).
 const EXTRA_ARGS = list(process.env.CHRYSALIS_EDGE_SERVE_ARGS) ?? [];
-const wanted = (among: string[] | undefined, name: string): boolean => among === undefined || among.includes(name);
+const wanted = (among: readonly string[] | undefined, name: string): boolean => among === undefined || among.includes(name);
 
 /** The budgets of issue 19, as multiples of a trivial server's request; undefined: reported only. */
 const BUDGET: Record<string, number | undefined> = { login: 6, "complete submission": 4, "raw read": 1.5 };
@@ -209,6 +214,12 @@ function lmdbStorage(): Storage {
   return { args: ["--data-dir", path], remove: async () => rmSync(path, { recursive: true, force: true }) };
 }
 
+/** No durable store: the cases it is measured on. */
+const MEMORY_CASES = ["complete submission", "login"];
+function memoryStorage(): Storage {
+  return { args: ["--in-memory"], remove: async () => undefined };
+}
+
 async function postgresStorage(serverUrl: string): Promise<Storage> {
   const db = await benchDatabase(serverUrl, "chrysalis_edge");
   return { args: ["--database", db.url], remove: db.remove };
@@ -252,6 +263,8 @@ interface NodeUnderTest {
   jwt: string;
   miningJwt: string;
   readPath: string;
+  /** The cases measured on it (default: all). */
+  cases?: readonly string[];
   close(): Promise<void>;
 }
 
@@ -374,6 +387,7 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
     if (wanted(STORES, "lmdb")) nodes.push(await startNodes("lmdb", async () => lmdbStorage(), files, identities[0]!, profileDir));
     // The build before a change, on the same store engine, measured in the same rounds.
     if (baselineDir !== undefined && baselineDir !== "" && wanted(STORES, "lmdb")) nodes.push(await startNodes("lmdb, before", async () => lmdbStorage(), files, identities[0]!, profileDir, join(baselineDir, "cli/main.js")));
+    if (wanted(STORES, "memory")) nodes.push({ ...(await startNodes("memory", async () => memoryStorage(), files, identities[0]!, profileDir)), cases: MEMORY_CASES });
     if (serverUrl !== undefined && wanted(STORES, "postgres")) nodes.push(await startNodes("postgres", () => postgresStorage(serverUrl), files, identities[0]!, profileDir));
     const cases = new Map<string, CpuCase>();
     const helloMicros: number[] = [];
@@ -443,7 +457,7 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
             },
           ],
         ];
-        for (const [key, name, run] of steps) if (wanted(CASES, key)) record(node.name, name, await run(), helloUs, round);
+        for (const [key, name, run] of steps) if (wanted(CASES, key) && wanted(node.cases, key)) record(node.name, name, await run(), helloUs, round);
       }
     }
     const rows: Row[] = [{ suite: "edge", case: `server CPU per request: trivial node:http server, ${CLIENTS} keep-alive clients (µs)`, ours: median(helloMicros), unit: "µs" }];

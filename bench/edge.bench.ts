@@ -165,7 +165,7 @@ export default async function edge(): Promise<Row[]> {
     if (nextMessage > messages.length) throw new Error("the benchmark ran out of unique messages");
     const ceilingRate = median(cases.ceiling!);
     const pow = await powOverhead(200);
-    // Server CPU per operation, serve as a child process on LMDB and PostgreSQL (edge-cpu.ts).
+    // Server CPU per operation, serve as a child process on LMDB, in memory and on PostgreSQL (edge-cpu.ts).
     const cpu = await cpuPerOperation();
     const unit = "req/s";
     const theirName = "node:http trivial server";
