@@ -214,7 +214,8 @@ function lmdbStorage(): Storage {
   return { args: ["--data-dir", path], remove: async () => rmSync(path, { recursive: true, force: true }) };
 }
 
-/** No durable store: the cases it is measured on. */
+/** The cases measured on `serve --in-memory`: the two whose durable write matters (a read writes nothing, and mining
+ * is the PoW worker's time whatever the store). */
 const MEMORY_CASES = ["complete submission", "login"];
 function memoryStorage(): Storage {
   return { args: ["--in-memory"], remove: async () => undefined };
