@@ -7,6 +7,7 @@ import type { Message } from "../src/model/types.js";
 import { loadBaseline } from "./baseline.js";
 import { compare, compareEach, type Row } from "./harness.js";
 import { toIotaMessage } from "./iota-shape.js";
+import { medianRound, medianRoundEach, ROUNDS } from "./repeat.js";
 
 const fill = (length: number, byte: number): Uint8Array => new Uint8Array(length).fill(byte);
 const text = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s, "utf8"));
@@ -68,16 +69,16 @@ export default async function codec(): Promise<Row[]> {
     if (Buffer.compare(Buffer.from(iotaSerialize(decoded)), Buffer.from(bytes)) !== 0) throw new Error(`iota.js decodes ${name} differently`);
     if (baseline === undefined) {
       rows.push(
-        await compare("codec", `encodeMessage ${name}`, () => encodeMessage(model), { "iota.js serializeMessage": () => iotaSerialize(theirs) }, { target: 10 }),
-        await compare("codec", `decodeMessage ${name}`, () => decodeMessage(bytes), { "iota.js deserializeMessage": () => deserializeMessage(new ReadStream(bytes)) }, { target: 5 }),
+        await medianRound(ROUNDS, () => compare("codec", `encodeMessage ${name}`, () => encodeMessage(model), { "iota.js serializeMessage": () => iotaSerialize(theirs) }, { target: 10 })),
+        await medianRound(ROUNDS, () => compare("codec", `decodeMessage ${name}`, () => decodeMessage(bytes), { "iota.js deserializeMessage": () => deserializeMessage(new ReadStream(bytes)) }, { target: 5 })),
       );
       continue;
     }
     // With a previous build (bench/baseline.ts): it runs in the same tinybench run as ours and iota.js.
     if (Buffer.compare(Buffer.from(baseline.encodeMessage(model)), Buffer.from(bytes)) !== 0) throw new Error(`the previous build encodes ${name} differently`);
     rows.push(
-      ...(await compareEach("codec", `encodeMessage ${name}`, () => encodeMessage(model), { "iota.js serializeMessage": () => iotaSerialize(theirs), "previous build": () => baseline.encodeMessage(model) }, { "iota.js serializeMessage": 10 })),
-      ...(await compareEach("codec", `decodeMessage ${name}`, () => decodeMessage(bytes), { "iota.js deserializeMessage": () => deserializeMessage(new ReadStream(bytes)), "previous build": () => baseline.decodeMessage(bytes) }, { "iota.js deserializeMessage": 5 })),
+      ...(await medianRoundEach(ROUNDS, () => compareEach("codec", `encodeMessage ${name}`, () => encodeMessage(model), { "iota.js serializeMessage": () => iotaSerialize(theirs), "previous build": () => baseline.encodeMessage(model) }, { "iota.js serializeMessage": 10 }))),
+      ...(await medianRoundEach(ROUNDS, () => compareEach("codec", `decodeMessage ${name}`, () => decodeMessage(bytes), { "iota.js deserializeMessage": () => deserializeMessage(new ReadStream(bytes)), "previous build": () => baseline.decodeMessage(bytes) }, { "iota.js deserializeMessage": 5 }))),
     );
   }
   return rows;

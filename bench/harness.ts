@@ -27,16 +27,58 @@ export interface CompareOptions {
   unit?: string;
 }
 
+// A sample (one timed call of a task) lasts at least this long: tinybench times every sample, and reading the clock
+// costs about 0.1 µs here, so a sub-microsecond operation timed call by call has its median decided by the clock (two
+// builds of the same encoder read 0.6× and 1.9× of each other, and medians fell on the same few values).
+const SAMPLE_MS = 0.02;
+
+/** How many calls of `fn` make one sample of about SAMPLE_MS: 1 for anything slower, and for an asynchronous `fn`
+ * (tinybench awaits each sample's promise; calls in a loop would only time how fast promises are made). */
+async function callsPerSample(fn: () => unknown): Promise<number> {
+  const first = fn();
+  if (typeof (first as PromiseLike<unknown> | undefined)?.then === "function") {
+    await first;
+    return 1;
+  }
+  let calls = 0;
+  const started = performance.now();
+  let elapsed = 0;
+  while (elapsed < 5) {
+    fn();
+    calls++;
+    elapsed = performance.now() - started;
+  }
+  return Math.max(1, Math.ceil(SAMPLE_MS / (elapsed / calls)));
+}
+
+// Each call of medians() starts its tasks one further along: a task pays for the garbage and the cache state the one
+// before it left, so over a suite's rounds (bench/repeat.ts) every contender runs after each of the others.
+let rotation = 0;
+
 /** Median throughput (ops/s) of each function, measured in one tinybench run. */
 export async function medians(fns: Record<string, () => unknown>, time = 800): Promise<Record<string, number>> {
   const bench = new Bench({ time, warmupTime: 200 });
-  for (const [name, fn] of Object.entries(fns)) bench.add(name, fn);
+  const calls = new Map<string, number>();
+  const entries = Object.entries(fns);
+  const start = rotation++ % entries.length;
+  for (const [name, fn] of [...entries.slice(start), ...entries.slice(0, start)]) {
+    const n = await callsPerSample(fn);
+    calls.set(name, n);
+    bench.add(
+      name,
+      n === 1
+        ? fn
+        : () => {
+            for (let i = 0; i < n; i++) fn();
+          },
+    );
+  }
   await bench.run();
   const out: Record<string, number> = {};
   for (const task of bench.tasks) {
     const result = task.result as { state: string; throughput?: { p50: number }; error?: unknown };
     if (result.state !== "completed" || result.throughput === undefined) throw new Error(`bench task ${task.name} did not complete: ${String(result.error ?? result.state)}`);
-    out[task.name] = result.throughput.p50;
+    out[task.name] = result.throughput.p50 * calls.get(task.name)!;
   }
   return out;
 }

@@ -18,6 +18,7 @@ import type { Message } from "../src/model/types.js";
 import { type Baseline, loadBaseline } from "./baseline.js";
 import { indexationMessage, transactionMessage } from "./codec.bench.js";
 import { compareEach, type Row } from "./harness.js";
+import { medianRoundEach, ROUNDS } from "./repeat.js";
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 const sortedParents = (n: number): Uint8Array[] => Array.from({ length: n }, (_, i) => blake2b256(text(`parent ${i}`))).sort((a, b) => Buffer.compare(a, b));
@@ -91,11 +92,8 @@ export default async function json(): Promise<Row[]> {
       if (previousOnePass(baseline, jsonText) !== ours(jsonText)) throw new Error(`the previous build's one-pass path gives another message id for ${name}`);
       others["previous build (one pass, as ours)"] = () => previousOnePass(baseline, jsonText);
     }
-    // Each round runs every contender; the round of median ratio to iota.js is reported.
-    const rounds: Row[][] = [];
-    for (let i = 0; i < 3; i++) rounds.push(await compareEach("json", `JSON text → message id: ${name}`, () => ours(jsonText), others, { "iota.js": 5 }));
-    rounds.sort((a, b) => a[0]!.ratio! - b[0]!.ratio!);
-    rows.push(...rounds[1]!.map((r) => ({ ...r, case: `${r.case} (median of 3 rounds)` })));
+    // Each round runs every contender; each row is the round of median ratio against its contender.
+    rows.push(...(await medianRoundEach(ROUNDS, () => compareEach("json", `JSON text → message id: ${name}`, () => ours(jsonText), others, { "iota.js": 5 }))));
   }
   return rows;
 }
