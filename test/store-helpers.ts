@@ -14,6 +14,7 @@ import { buildTransactionPayload } from "../src/model/transaction.js";
 import type { Message, Output, TransactionPayload } from "../src/model/types.js";
 import { ledgerMutation } from "../src/node/ledger.js";
 import { LmdbStore, MemoryStore, PostgresStore, ZERO_MESSAGE_ID, type Acceptance, type GenesisOutput, type NodeStore } from "../src/node/index.js";
+import { METADATA_SIZE } from "../src/node/store/records.js";
 import { wallet, type Wallet } from "./node-helpers.js";
 
 declare module "vitest" {
@@ -78,6 +79,19 @@ export function tempDir(label: string): { path: string; remove(): void } {
 // Messages
 
 /** Parents as the model wants them: 32-byte ids, sorted, unique. */
+/**
+ * Lays an LMDB store's messages out as schemas 1 and 2 wrote them, inside the caller's write: each record (01 id:
+ * metadata, then bytes) split into the message's bytes (01 id) and its metadata apart (02 id). Answers the ids.
+ */
+export function splitMessageRecords(db: import("lmdb").RootDatabase<Buffer, Buffer>): string[] {
+  const records = [...db.getRange({ start: Buffer.from([0x01]), end: Buffer.from([0x02]) })].map(({ key, value }) => ({ key: Buffer.from(key), value: Buffer.from(value) }));
+  for (const { key, value } of records) {
+    db.putSync(Buffer.concat([Buffer.from([0x02]), key.subarray(1)]), value.subarray(0, METADATA_SIZE));
+    db.putSync(key, value.subarray(METADATA_SIZE));
+  }
+  return records.map(({ key }) => key.subarray(1).toString("hex"));
+}
+
 export function parentsOf(ids: readonly string[]): Uint8Array[] {
   return [...new Set(ids.map((id) => id.toLowerCase()))].sort().map((id) => Uint8Array.from(Buffer.from(id, "hex")));
 }

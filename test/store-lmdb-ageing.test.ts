@@ -11,7 +11,7 @@ import { openSharedStore } from "../src/cli/setup.js";
 import { dbCommand } from "../src/cli/storage.js";
 import { createPruner } from "../src/node/pruning.js";
 import { LmdbStore, ZERO_MESSAGE_ID, type Acceptance, type LedgerSnapshot, type MilestoneApplication, type PruneStep } from "../src/node/index.js";
-import { GENESIS_OUTPUT, NETWORK, genesisOf, hexOf, indexation, refusal, single, spend, tempDir, wallet, type Spend, type Wallet } from "./store-helpers.js";
+import { GENESIS_OUTPUT, NETWORK, genesisOf, hexOf, indexation, refusal, single, spend, splitMessageRecords, tempDir, wallet, type Spend, type Wallet } from "./store-helpers.js";
 
 const MI = 1_000_000;
 const utf8 = new TextEncoder();
@@ -450,7 +450,10 @@ describe("verify() on LMDB names the first record damaged on purpose", () => {
     const note = rounds[1]!.note;
     const recipient = rounds[0]!.recipient;
 
-    const damaged = Buffer.from(note.bytes);
+    // The message's record is its metadata, then its bytes: one bit of the bytes flipped.
+    const record = await raw(path, (db) => Buffer.from(db.get(keyOf(0x01, note.id))!));
+    expect(record.subarray(record.length - note.bytes.length)).toEqual(Buffer.from(note.bytes));
+    const damaged = Buffer.from(record);
     damaged[damaged.length - 9]! ^= 0x01;
     await raw(path, (db) => db.put(keyOf(0x01, note.id), damaged));
     const check = async (): Promise<string | undefined> => {
@@ -463,7 +466,9 @@ describe("verify() on LMDB names the first record damaged on purpose", () => {
       }
     };
     expect(await check()).toMatch(new RegExp(`^message ${note.id}: its bytes hash to [0-9a-f]{64}$`));
-    await raw(path, (db) => db.put(keyOf(0x01, note.id), Buffer.from(note.bytes)));
+    await raw(path, (db) => db.put(keyOf(0x01, note.id), record.subarray(0, 9)));
+    expect(await check()).toBe(`message ${note.id}: its record is 9 bytes, too short to hold its metadata (35)`);
+    await raw(path, (db) => db.put(keyOf(0x01, note.id), record));
     expect(await check()).toBeUndefined();
 
     const balance = Buffer.alloc(20);
@@ -494,13 +499,14 @@ describe("a schema-1 store is migrated when it opens", () => {
     const listed = (db: import("lmdb").RootDatabase<Buffer, Buffer>): string[] =>
       prefixes.flatMap((p) => [...db.getKeys({ start: Buffer.from([p]), end: Buffer.from([p + 1]) })].map((k) => Buffer.from(k).toString("hex")));
     const meta = (name: string): Buffer => Buffer.concat([Buffer.from([0]), Buffer.from(name)]);
-    // Schema 1 as the previous version wrote it: none of the records schema 2 added.
+    // Schema 1 as the previous version wrote it: metadata apart from the messages, none of the records schema 2 added.
     const before = await raw(path, async (db) => {
       const keys = listed(db);
       await db.transaction(() => {
         for (const k of keys) db.removeSync(Buffer.from(k, "hex"));
         db.removeSync(meta("pruning"));
         db.putSync(meta("schema"), Buffer.from([0, 0, 0, 1]));
+        splitMessageRecords(db);
       });
       expect(listed(db)).toEqual([]);
       return keys;
@@ -513,8 +519,9 @@ describe("a schema-1 store is migrated when it opens", () => {
     await migrated.close();
     await raw(path, (db) => {
       expect(listed(db)).toEqual(before);
-      expect(db.get(meta("schema"))).toEqual(Buffer.from([0, 0, 0, 2]));
+      expect(db.get(meta("schema"))).toEqual(Buffer.from([0, 0, 0, 3]));
       expect(db.get(meta("pruning"))).toEqual(Buffer.from([0, 0, 0, 0]));
+      expect([...db.getKeys({ start: Buffer.from([0x02]), end: Buffer.from([0x03]) })]).toEqual([]);
     });
     const again = new LmdbStore(path);
     await again.open({ network: NETWORK });
@@ -535,6 +542,7 @@ describe("a schema-1 store is migrated when it opens", () => {
         for (const p of [0x11, 0x12, 0x13]) for (const k of [...db.getKeys({ start: Buffer.from([p]), end: Buffer.from([p + 1]) })]) db.removeSync(Buffer.from(k));
         db.removeSync(meta("pruning"));
         db.putSync(meta("schema"), Buffer.from([0, 0, 0, 1]));
+        splitMessageRecords(db);
       });
     });
     const schema = (): Promise<Buffer | undefined> => raw(path, (db) => db.get(meta("schema")));
@@ -573,10 +581,71 @@ describe("a schema-1 store is migrated when it opens", () => {
     expect(await node.isTokenRevoked("jti-1")).toBe(true);
     expect(await node.isTokenRevoked("jti-2")).toBe(true);
     await node.close();
-    expect(await schema()).toEqual(Buffer.from([0, 0, 0, 2]));
+    expect(await schema()).toEqual(Buffer.from([0, 0, 0, 3]));
     const later = await openSharedStore({ dataDir: path });
     expect(await later.verify()).toBeUndefined();
     await later.close();
+  });
+});
+
+describe("a schema-2 store is migrated when it opens", () => {
+  it("each metadata record joins its message's record; every read gives what it gave before, and verify passes", async () => {
+    const path = freshPath();
+    const { store, rounds } = await build(path, 3);
+    await store.close();
+    const meta = (name: string): Buffer => Buffer.concat([Buffer.from([0]), Buffer.from(name)]);
+    const schema = (): Promise<Buffer | undefined> => raw(path, (db) => db.get(meta("schema")));
+    const apart = (): Promise<string[]> => raw(path, (db) => [...db.getKeys({ start: Buffer.from([0x02]), end: Buffer.from([0x03]) })].map((k) => Buffer.from(k).toString("hex")));
+    const reads = async (s: LmdbStore, ids: string[]) =>
+      Promise.all(ids.map(async (id) => ({ id, bytes: hexOf((await s.get(id))!.bytes), metadata: await s.metadata(id), children: await s.children(id, 100) })));
+    const ids = await raw(path, (db) => [...db.getKeys({ start: Buffer.from([0x01]), end: Buffer.from([0x02]) })].map((k) => Buffer.from(k).subarray(1).toString("hex")));
+    expect(ids.length).toBe(1 + 3 * 4);
+    const reader = new LmdbStore(path);
+    await reader.open({ network: NETWORK });
+    const before = await reads(reader, ids);
+    const statsBefore = await reader.stats();
+    await reader.close();
+    expect(before.find((r) => r.id === rounds[2]!.milestone.id)?.metadata).toMatchObject({ referencedByMilestoneIndex: 3, milestoneIndex: 3 });
+
+    // Schema 2 as the previous version wrote it, and a metadata record whose message is gone (damage).
+    const orphan = "ee".repeat(32);
+    await raw(path, (db) =>
+      db.transaction(() => {
+        db.putSync(meta("schema"), Buffer.from([0, 0, 0, 2]));
+        expect(splitMessageRecords(db).sort()).toEqual([...ids].sort());
+        db.putSync(keyOf(0x02, orphan), Buffer.alloc(35));
+      }),
+    );
+    expect(await apart()).toHaveLength(ids.length + 1);
+
+    // A tool beside a node refuses it; a metadata record of the wrong size stops the migration with nothing written.
+    const tool = new LmdbStore(path);
+    expect(await refusal(tool.openExisting())).toMatchObject({ code: "STORE_UNAVAILABLE", message: `the store at ${path} is at schema version 2: start chrysalis serve on it once to migrate it` });
+    await tool.close();
+    const wrong = keyOf(0x02, "dd".repeat(32));
+    await raw(path, (db) => db.put(wrong, Buffer.alloc(34)));
+    const refused = new LmdbStore(path);
+    expect(await refusal(refused.open({ network: NETWORK }))).toMatchObject({ code: "STORE_CORRUPT", message: `the store at ${path} cannot be migrated: the metadata of ${"dd".repeat(32)} is 34 bytes, not 35` });
+    await refused.close();
+    expect(await schema()).toEqual(Buffer.from([0, 0, 0, 2]));
+    expect(await apart()).toHaveLength(ids.length + 2);
+    await raw(path, (db) => db.remove(wrong));
+
+    const node = new LmdbStore(path);
+    await node.open({ network: NETWORK });
+    expect(await reads(node, ids)).toEqual(before);
+    expect(await node.has(orphan)).toBe(false);
+    expect(await node.stats()).toMatchObject({ messages: statsBefore.messages, unspentOutputs: statsBefore.unspentOutputs, latestMilestoneIndex: 3 });
+    expect(await node.verify()).toBeUndefined();
+    // It goes on: a new message, its parent's milestone pruned.
+    const next = indexation([rounds[2]!.milestone.id], "after the migration");
+    expect(await node.accept(next)).toEqual({ stored: true });
+    await pruneTo(node, 1, 100);
+    expect(await node.has(rounds[0]!.milestone.id)).toBe(false);
+    expect(await node.verify()).toBeUndefined();
+    await node.close();
+    expect(await schema()).toEqual(Buffer.from([0, 0, 0, 3]));
+    expect(await apart()).toEqual([]);
   });
 });
 

@@ -1,11 +1,12 @@
-// The embedded engine's schema-1 migration keeps its memory bounded: it reads the metadata records (02) in chunks and
-// writes each chunk's 11/12 entries before reading on, never holding one key per message of the store. Observed by
+// The embedded engine's migration of a schema-1 store keeps its memory bounded: it reads the metadata records (02) in
+// chunks and writes each chunk (into the messages' records, and its 11/12 entries) before reading on, never holding one
+// key per message of the store. Observed by
 // wrapping lmdb-js's open (the store's environment, not a copy): how many metadata records were read whose entry was
 // not written yet, at most.
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { LmdbStore, ZERO_MESSAGE_ID } from "../src/node/index.js";
-import { indexation, NETWORK, tempDir } from "./store-helpers.js";
+import { indexation, NETWORK, splitMessageRecords, tempDir } from "./store-helpers.js";
 
 const watch = vi.hoisted(() => ({ on: false, read: 0, written: 0, outstanding: 0 }));
 
@@ -44,7 +45,7 @@ vi.mock("lmdb", async (importOriginal) => {
 const dirs = tempDir("lmdb-migration");
 afterAll(() => dirs.remove());
 
-describe("the schema-1 migration of an LMDB store", () => {
+describe("the migration of a schema-1 LMDB store", () => {
   it("writes the entries of 12,000 metadata records in bounded chunks (at most 4096 read ahead), all of them", async () => {
     const path = join(dirs.path, "store");
     const store = new LmdbStore(path);
@@ -53,16 +54,20 @@ describe("the schema-1 migration of an LMDB store", () => {
     await store.accept(first);
     await store.close();
 
-    // Schema 1 as the previous version wrote it, with 12,000 more metadata records (the migration reads only those).
+    // Schema 1 as the previous version wrote it (metadata apart from the messages), with 12,000 more messages whose
+    // bytes are the first one's (the migration reads only the metadata and the bytes it joins them to).
     const { open } = await import("lmdb");
     const db = open<Buffer, Buffer>({ path, keyEncoding: "binary", encoding: "binary" });
     const meta = (name: string): Buffer => Buffer.concat([Buffer.from([0]), Buffer.from(name)]);
-    const metadata = Buffer.from(db.get(Buffer.concat([Buffer.from([0x02]), Buffer.from(first.id, "hex")]))!);
     const ids: Buffer[] = [];
-    await db.transaction(() => {
+    const metadata = await db.transaction(() => {
       for (const p of [0x11, 0x12, 0x13]) for (const k of [...db.getKeys({ start: Buffer.from([p]), end: Buffer.from([p + 1]) })]) db.removeSync(Buffer.from(k));
       db.removeSync(meta("pruning"));
       db.putSync(meta("schema"), Buffer.from([0, 0, 0, 1]));
+      splitMessageRecords(db);
+      return Buffer.from(db.get(Buffer.concat([Buffer.from([0x02]), Buffer.from(first.id, "hex")]))!);
+    });
+    await db.transaction(() => {
       for (let i = 0; i < 12_000; i++) {
         const id = Buffer.alloc(32);
         id.writeUInt32BE(i, 0);
@@ -70,6 +75,7 @@ describe("the schema-1 migration of an LMDB store", () => {
         const value = Buffer.from(metadata);
         value.writeBigUInt64BE(BigInt(1_000_000 + i), 0);
         db.putSync(Buffer.concat([Buffer.from([0x02]), id]), value);
+        db.putSync(Buffer.concat([Buffer.from([0x01]), id]), Buffer.from(first.bytes));
         ids.push(id);
       }
     });
@@ -89,7 +95,12 @@ describe("the schema-1 migration of an LMDB store", () => {
 
     const check = open<Buffer, Buffer>({ path, keyEncoding: "binary", encoding: "binary" });
     try {
-      expect(check.get(meta("schema"))).toEqual(Buffer.from([0, 0, 0, 2]));
+      expect(check.get(meta("schema"))).toEqual(Buffer.from([0, 0, 0, 3]));
+      expect([...check.getKeys({ start: Buffer.from([0x02]), end: Buffer.from([0x03]) })]).toHaveLength(0);
+      // Each message's record is now its metadata, then its bytes.
+      const record = check.get(Buffer.concat([Buffer.from([0x01]), ids[11_999]!]))!;
+      expect(record.subarray(0, 8).readBigUInt64BE(0)).toBe(BigInt(1_000_000 + 11_999));
+      expect(record.subarray(35)).toEqual(Buffer.from(first.bytes));
       const unreferenced = [...check.getKeys({ start: Buffer.from([0x11]), end: Buffer.from([0x12]) })].map((k) => Buffer.from(k));
       expect(unreferenced).toHaveLength(12_001);
       // Each fake record under its own seq, in seq order after the real message.

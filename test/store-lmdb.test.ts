@@ -117,11 +117,14 @@ describe("a raw read answers the stored bytes as they are, decoding them only wh
     const a = indexation([ZERO_MESSAGE_ID], "raw", "bytes");
     await store.accept(a);
     await store.close();
-    // The message's bytes cut to their first 20 (key 01 ‖ id), behind the store's back.
+    // The message's bytes cut to their first 20 behind the store's back (key 01 ‖ id: the record is the metadata, then
+    // the bytes).
     const damaged = Buffer.from(a.bytes).subarray(0, 20);
     const { open } = await import("lmdb");
     const db = open<Buffer, Buffer>({ path, keyEncoding: "binary", encoding: "binary" });
-    await db.put(Buffer.concat([Buffer.from([1]), Buffer.from(a.id, "hex")]), damaged);
+    const recordKey = Buffer.concat([Buffer.from([1]), Buffer.from(a.id, "hex")]);
+    const record = db.get(recordKey)!;
+    await db.put(recordKey, Buffer.concat([record.subarray(0, record.length - a.bytes.length), damaged]));
     await db.close();
     const again = new LmdbStore(path);
     await again.open({ network: NETWORK });

@@ -16,7 +16,7 @@
 import type { Message, Output } from "../../model/types.js";
 
 /** Bumped when the layout of stored records changes; an engine refuses to open a store written by a newer version. */
-export const STORE_SCHEMA_VERSION = 2;
+export const STORE_SCHEMA_VERSION = 3;
 
 /** The all-zero message id: the solid entry point every network starts from (as in Hornet and Bee). */
 export const ZERO_MESSAGE_ID = "0".repeat(64);

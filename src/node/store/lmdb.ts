@@ -5,11 +5,12 @@
 // for the hot ones, accept and redeemNonce, every check before the first write: see #writeFlat), committed with fsync
 // before its promise resolves. Several processes on one machine may open the same directory (LMDB's own locking).
 //
-// Key layout, schema version 2 (ids are raw bytes, seq numbers big-endian u64 so key order is arrival order):
+// Key layout, schema version 3 (ids are raw bytes, seq numbers big-endian u64 so key order is arrival order):
 //   00 name                          meta: schema version, network, ledger flag, next seq, tip count, pruning index
 //                                    ("pruning", u32), coordinator keys of a snapshot ("coordinatorKeys", 32 bytes each)
-//   01 messageId                     canonical message bytes
-//   02 messageId                     metadata (records.ts)
+//   01 messageId                     the message's record: its metadata (records.ts, METADATA_SIZE bytes), then its
+//                                    canonical bytes. One record, so a message's write dirties one leaf page for both
+//                                    (a commit's price is the pages it writes: README, "by page")
 //   03 parentId seq childId          children of a message, oldest first (empty value)
 //   04 len index seq                 messages by indexation index, oldest first → messageId
 //   05 messageId                     tips → seq
@@ -28,8 +29,9 @@
 //                                    removed at confirm): pruning finds the ones left behind below a milestone
 //   12 milestoneIndex (u32) msgId    messages a milestone referenced (empty value): pruning finds a milestone's cone
 //   13 messageId                     solid entry points → milestone index (u32), persisted when the store is made
-// Schema 1 had no 11, 12, 13 or "pruning": open() of a schema-1 store adds them in the same write (one scan of 02, in
-// bounded chunks); openExisting() (tools beside a node, which may be of that older version) refuses it.
+// Schemas 1 and 2 kept the metadata apart, under 02 messageId; schema 1 also had no 11, 12, 13 or "pruning". open() of
+// an older store brings it to schema 3 in the same write (one scan of 02, in bounded chunks: #migrate);
+// openExisting() (tools beside a node, which may be of that older version) refuses it.
 import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { RootDatabase, Transaction } from "lmdb";
@@ -89,6 +91,7 @@ import {
 
 const META = 0x00;
 const MESSAGE = 0x01;
+/** Schemas 1 and 2 only: metadata records, merged into the message's record by the migration. */
 const METADATA = 0x02;
 const CHILD = 0x03;
 const INDEX = 0x04;
@@ -169,12 +172,26 @@ function be64(value: number): Buffer {
  * pool. db.get copies a value into an ArrayBuffer of its own, which for a message costs 1-2 µs more (micro: 1.6-3.4 µs
  * against 0.7-1.0 µs for 180 bytes), on every message read.
  */
-function copied(db: Db, k: Buffer): Buffer | undefined {
+function copied(db: Db, k: Buffer, from = 0): Buffer | undefined {
   const fast = db.getBinaryFast(k);
   if (fast === undefined) return undefined;
-  const out = Buffer.allocUnsafe(fast.length);
-  out.set(fast.subarray(0, fast.length));
+  const out = Buffer.allocUnsafe(Math.max(0, fast.length - from));
+  out.set(fast.subarray(from, fast.length));
   return out;
+}
+
+/** A message's record (01): its metadata, then its canonical bytes. */
+function messageRecord(metadata: Uint8Array, bytes: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(METADATA_SIZE + bytes.length);
+  out.set(metadata, 0);
+  out.set(bytes, METADATA_SIZE);
+  return out;
+}
+
+/** The metadata at the start of a message's record; undefined for none, or for a record too short to hold it (damage,
+ * which verify reports). */
+function recordMetadata(record: Uint8Array | undefined): { seq: number; metadata: MessageMetadata } | undefined {
+  return record === undefined || record.length < METADATA_SIZE ? undefined : decodeMetadata(record);
 }
 
 /** A view on a Buffer lmdb-js returned (each read is its own copy), as a plain Uint8Array. */
@@ -417,35 +434,46 @@ export class LmdbStore implements NodeStore {
   }
 
   /**
-   * Brings a schema-1 store to schema 2 inside the caller's write: one scan of the metadata files every message under
-   * 11 (not referenced yet) or 12 (referenced by its milestone); the entry points it was opened with become its
-   * persisted ones; nothing is pruned yet. A crash before the commit leaves schema 1, migrated again next time.
+   * Brings a store of schema 1 or 2 to schema 3 inside the caller's write, in one scan of the metadata records (02):
+   * each joins its message's record (01: metadata, then bytes) and goes. A schema-1 store also gets the entry every
+   * message is listed by (11: not referenced yet, 12: referenced by its milestone), the entry points it was opened with
+   * as its persisted ones, and a pruning index of 0 (nothing pruned yet). A metadata record whose message is missing
+   * (damage verify named) has nothing to join and goes; one of the wrong size is refused (STORE_CORRUPT) before anything
+   * is written. A crash before the commit leaves the old schema, migrated again next time.
    */
   #migrate(db: Db, version: number): void {
-    if (version !== 1) throw new NodeError("STORE_CORRUPT", `the store at ${this.path} has an unknown schema version ${version}`);
-    // In chunks of MIGRATION_CHUNK metadata records, each read whole by its own range scan before its entries are
-    // written, so memory stays bounded whatever the store holds (a cursor is not left open across writes), all in the
-    // one transaction. The entries written (11, 12) lie outside the range scanned (02).
+    if (version !== 1 && version !== 2) throw new NodeError("STORE_CORRUPT", `the store at ${this.path} has an unknown schema version ${version}`);
+    // In chunks of MIGRATION_CHUNK metadata records, each read whole by its own range scan before any of it is written
+    // (a cursor is not left open across writes), so memory stays bounded whatever the store holds, all in the one
+    // transaction. Every record read is deleted, so each chunk starts again at the start of the range.
+    const start = Buffer.from([METADATA]);
     const end = Buffer.from([METADATA + 1]);
-    for (let start = Buffer.from([METADATA]); ; ) {
-      const entries: Buffer[] = [];
-      let lastKey: Buffer | undefined;
+    for (;;) {
+      const chunk: { id: Buffer; metadata: Buffer }[] = [];
       for (const { key: metadataKey, value } of db.getRange({ start, end, limit: MIGRATION_CHUNK })) {
-        const id = metadataKey.subarray(1);
-        const { seq, metadata } = decodeMetadata(value);
-        const ref = metadata.referencedByMilestoneIndex;
-        entries.push(ref === undefined ? key(UNREFERENCED, u64(seq), id) : key(REFERENCED, u32(ref), id));
-        lastKey = Buffer.from(metadataKey);
+        const id = Buffer.from(metadataKey.subarray(1));
+        if (value.length !== METADATA_SIZE) throw new NodeError("STORE_CORRUPT", `the store at ${this.path} cannot be migrated: the metadata of ${toHex(id)} is ${value.length} bytes, not ${METADATA_SIZE}`);
+        chunk.push({ id, metadata: Buffer.from(value) });
       }
-      for (const entry of entries) db.putSync(entry, k().EMPTY);
-      if (lastKey === undefined || entries.length < MIGRATION_CHUNK) break;
-      // The first key after the last one read: the same bytes and a zero byte more.
-      start = Buffer.concat([lastKey, Buffer.alloc(1)]);
+      for (const { id, metadata } of chunk) {
+        db.removeSync(key(METADATA, id));
+        const bytes = db.get(key(MESSAGE, id));
+        if (bytes === undefined) continue;
+        db.putSync(key(MESSAGE, id), messageRecord(metadata, bytes));
+        if (version === 1) {
+          const { seq, metadata: m } = decodeMetadata(metadata);
+          const ref = m.referencedByMilestoneIndex;
+          db.putSync(ref === undefined ? key(UNREFERENCED, u64(seq), id) : key(REFERENCED, u32(ref), id), k().EMPTY);
+        }
+      }
+      if (chunk.length < MIGRATION_CHUNK) break;
     }
-    if (first(db, Buffer.from([ENTRY_POINT]), Buffer.from([ENTRY_POINT + 1])) === undefined) {
-      for (const [id, index] of this.#entryPoints) db.putSync(key(ENTRY_POINT, fromHex(id, "entryPoints", 32)), Buffer.from(u32(index)));
+    if (version === 1) {
+      if (first(db, Buffer.from([ENTRY_POINT]), Buffer.from([ENTRY_POINT + 1])) === undefined) {
+        for (const [id, index] of this.#entryPoints) db.putSync(key(ENTRY_POINT, fromHex(id, "entryPoints", 32)), Buffer.from(u32(index)));
+      }
+      if (db.get(k().PRUNING) === undefined) db.putSync(k().PRUNING, Buffer.from(u32(0)));
     }
-    if (db.get(k().PRUNING) === undefined) db.putSync(k().PRUNING, Buffer.from(u32(0)));
     db.putSync(k().SCHEMA, Buffer.from(u32(STORE_SCHEMA_VERSION)));
   }
 
@@ -573,8 +601,7 @@ export class LmdbStore implements NodeStore {
       const tipsBefore = this.#tipCount(db);
       w.put(k().SEQ, be64(seq + 1));
       const seqBytes = be64(seq);
-      w.put(messageKey, bytes);
-      w.put(key(METADATA, id), Buffer.from(encodeMetadata(seq, { arrivalTime: acceptance.arrivalTime, solid: true, coneRoots: acceptance.coneRoots })));
+      w.put(messageKey, messageRecord(encodeMetadata(seq, { arrivalTime: acceptance.arrivalTime, solid: true, coneRoots: acceptance.coneRoots }), bytes));
       let tips = tipsBefore;
       for (const parent of parents) {
         w.put(key(CHILD, parent, seqBytes, id), k().EMPTY);
@@ -681,11 +708,12 @@ export class LmdbStore implements NodeStore {
     const index = u32(milestone.index);
     for (const r of milestone.referenced) {
       const id = fromHex(r.messageId, "referenced.messageId", 32);
-      const metadataKey = key(METADATA, id);
-      // Through the sink: the milestone's own message is among them, its metadata written by this same accept.
-      const raw = w.read(db, metadataKey);
-      if (raw === undefined) continue;
-      const { seq, metadata } = decodeMetadata(raw);
+      const recordKey = key(MESSAGE, id);
+      // Through the sink: the milestone's own message is among them, its record written by this same accept.
+      const raw = w.read(db, recordKey);
+      const found = recordMetadata(raw);
+      if (raw === undefined || found === undefined) continue;
+      const { seq, metadata } = found;
       // Moved from the unreferenced list to the milestone's (or from an earlier milestone's, were it given again).
       const before = metadata.referencedByMilestoneIndex;
       w.remove(before === undefined ? key(UNREFERENCED, u64(seq), id) : key(REFERENCED, u32(before), id));
@@ -697,7 +725,7 @@ export class LmdbStore implements NodeStore {
         conflictReason: r.conflictReason,
         milestoneIndex: r.messageId.toLowerCase() === milestone.messageId.toLowerCase() ? milestone.index : metadata.milestoneIndex,
       };
-      w.put(metadataKey, Buffer.from(encodeMetadata(seq, updated)));
+      w.put(recordKey, messageRecord(encodeMetadata(seq, updated), raw.subarray(METADATA_SIZE)));
     }
     const created = milestone.createdOutputs.map((o) => fromHex(o, "createdOutputs", 34));
     const consumed = milestone.consumedOutputs.map((o) => fromHex(o, "consumedOutputs", 34));
@@ -721,7 +749,7 @@ export class LmdbStore implements NodeStore {
   }
 
   async get(id: string): Promise<StoredMessage | undefined> {
-    const raw = copied(this.#read(), key(MESSAGE, fromHex(id, "id", 32)));
+    const raw = copied(this.#read(), key(MESSAGE, fromHex(id, "id", 32)), METADATA_SIZE);
     if (raw === undefined) return undefined;
     return storedMessage(id.toLowerCase(), plain(raw));
   }
@@ -731,8 +759,8 @@ export class LmdbStore implements NodeStore {
   }
 
   async metadata(id: string): Promise<MessageMetadata | undefined> {
-    const raw = this.#read().get(key(METADATA, fromHex(id, "id", 32)));
-    return raw === undefined ? undefined : decodeMetadata(raw).metadata;
+    // Decoded in place from lmdb-js's reusable read buffer: only the metadata at the record's start is read.
+    return recordMetadata(this.#read().getBinaryFast(key(MESSAGE, fromHex(id, "id", 32))))?.metadata;
   }
 
   async children(id: string, max: number): Promise<string[]> {
@@ -964,9 +992,9 @@ export class LmdbStore implements NodeStore {
    */
   #pruneCandidates(db: Db, m: number, milestoneId: Buffer | undefined, limit: number): PruneVictim[] {
     const out: PruneVictim[] = [];
-    const ownMetadata = milestoneId === undefined ? undefined : db.get(key(METADATA, milestoneId));
-    if (ownMetadata !== undefined) {
-      const bound = key(UNREFERENCED, u64(getU64(ownMetadata, 0)));
+    const ownRecord = milestoneId === undefined ? undefined : recordMetadata(db.get(key(MESSAGE, milestoneId)));
+    if (ownRecord !== undefined) {
+      const bound = key(UNREFERENCED, u64(ownRecord.seq));
       for (const entry of db.getKeys({ start: Buffer.from([UNREFERENCED]), end: bound, limit })) {
         out.push({ id: Buffer.from(entry.subarray(9)), entry: Buffer.from(entry) });
       }
@@ -992,14 +1020,14 @@ export class LmdbStore implements NodeStore {
    * message went, the entries deleted without it, and the work done (keys deleted, roughly) against the budget.
    */
   #pruneVictim(db: Db, m: number, { id, entry }: PruneVictim, budget: number): { deleted: boolean; entries: number; work: number } {
-    const metadataRaw = db.get(key(METADATA, id));
-    const decoded = metadataRaw === undefined ? undefined : decodeMetadata(metadataRaw);
+    const record = db.get(key(MESSAGE, id));
+    const decoded = recordMetadata(record);
     const ref = decoded?.metadata.referencedByMilestoneIndex;
     const current =
       decoded !== undefined &&
       (entry[0] === REFERENCED ? entry.readUInt32BE(1) === m && ref === m : ref === undefined && getU64(entry, 1) === decoded.seq);
     if (!current) {
-      // Stale (or its message has no metadata, which verify reports): the entry alone goes, so pruning moves on.
+      // Stale (or its message is not stored, which verify reports): the entry alone goes, so pruning moves on.
       db.removeSync(entry);
       return { deleted: false, entries: 1, work: 1 };
     }
@@ -1013,16 +1041,14 @@ export class LmdbStore implements NodeStore {
     }
     for (const child of childEntries) db.removeSync(child);
     const { seq } = decoded;
-    const raw = db.get(key(MESSAGE, id));
     let message: Message | undefined;
     try {
-      message = raw === undefined ? undefined : decodeMessage(plain(raw));
+      message = record === undefined ? undefined : decodeMessage(plain(record.subarray(METADATA_SIZE)));
     } catch {
       // Damaged bytes: the entries found through the message (children as a child, index) cannot be named; verify
       // reports such a message, and pruning must still move on.
     }
     db.removeSync(key(MESSAGE, id));
-    db.removeSync(key(METADATA, id));
     const seqBytes = u64(seq);
     const parents = message?.parents ?? [];
     for (const parent of parents) db.removeSync(key(CHILD, parent, seqBytes, id));
@@ -1071,7 +1097,7 @@ export class LmdbStore implements NodeStore {
       let coordinatorPublicKeys: string[] = [];
       if (milestone !== undefined) {
         const raw = db.get(key(MESSAGE, fromHex(milestone.messageId)), t);
-        const payload = raw === undefined ? undefined : decodeMessage(plain(raw)).payload;
+        const payload = raw === undefined ? undefined : decodeMessage(plain(raw.subarray(METADATA_SIZE))).payload;
         if (payload?.type === 1) coordinatorPublicKeys = payload.publicKeys.map((p) => toHex(p)).sort();
         else coordinatorPublicKeys = splitKeys(db.get(k().COORDINATOR_KEYS, t) ?? k().EMPTY);
       }
@@ -1086,8 +1112,7 @@ export class LmdbStore implements NodeStore {
         const id = toHex(tipKey.subarray(1));
         if (entryPoints.has(id)) continue;
         const own = persisted.get(id);
-        const metadata = own === undefined ? db.get(key(METADATA, tipKey.subarray(1)), t) : undefined;
-        const referenced = metadata === undefined ? undefined : decodeMetadata(metadata).metadata.referencedByMilestoneIndex;
+        const referenced = own === undefined ? recordMetadata(db.get(key(MESSAGE, tipKey.subarray(1)), t))?.metadata.referencedByMilestoneIndex : undefined;
         entryPoints.set(id, own ?? referenced ?? latestIndex);
       }
 
@@ -1193,7 +1218,7 @@ export class LmdbStore implements NodeStore {
  */
 const PRUNE_STEP_ENTRIES = 4096;
 
-/** The metadata records the schema-1 migration reads before writing their entries (bounds its memory). */
+/** The metadata records the migration (#migrate) reads before writing any of them (bounds its memory). */
 const MIGRATION_CHUNK = 4096;
 
 /** A message pruning deletes, with the 11 or 12 key it was found by. */
@@ -1289,20 +1314,19 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
   for (const { key: k, value } of db.getRange(range(MESSAGE))) {
     const id = toHex(k.subarray(1));
     if (k.length !== 33) return `message key ${toHex(k)}: ${k.length - 1} bytes of id, expected 32`;
-    const hash = toHex(blake2b256(plain(value)));
+    if (value.length < METADATA_SIZE) return `message ${id}: its record is ${value.length} bytes, too short to hold its metadata (${METADATA_SIZE})`;
+    const bytes = plain(value.subarray(METADATA_SIZE));
+    const hash = toHex(blake2b256(bytes));
     if (hash !== id) return `message ${id}: its bytes hash to ${hash}`;
     try {
-      decodeMessage(plain(value));
+      decodeMessage(bytes);
     } catch (error) {
       return `message ${id}: its bytes do not decode (${reason(error)})`;
     }
-    if (db.get(key(METADATA, k.subarray(1)), t) === undefined) return `message ${id}: it has no metadata`;
   }
-  for (const { key: k, value } of db.getRange(range(METADATA))) {
-    const id = toHex(k.subarray(1));
-    if (!stored(k.subarray(1))) return `metadata of ${id}: no message ${id} is stored`;
-    if (value.length !== METADATA_SIZE) return `metadata of ${id}: ${value.length} bytes, expected ${METADATA_SIZE}`;
-  }
+  // Schema 2 kept metadata apart; the migration merged every such record into its message's.
+  const apart = first(db, Buffer.from([METADATA]), Buffer.from([METADATA + 1]), t);
+  if (apart !== undefined) return `metadata of ${toHex(apart.subarray(1))}: a record apart from its message (schema 2's layout)`;
   for (const k of db.getKeys(range(CHILD))) {
     if (k.length !== 73) return `child entry ${toHex(k)}: ${k.length} bytes, expected 73`;
     if (!stored(k.subarray(41))) return `child entry ${toHex(k.subarray(1, 33))} → ${toHex(k.subarray(41))}: no message ${toHex(k.subarray(41))} is stored`;
@@ -1317,10 +1341,7 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
   // The 11 and 12 entries are what pruning goes by: each must say what its message's metadata says (11: not referenced
   // yet, at its seq; 12: referenced by that milestone), and every message has its one entry. A stale one would make
   // pruning take a message of another milestone.
-  const metadataOf = (id: Uint8Array): { seq: number; metadata: MessageMetadata } | undefined => {
-    const raw = db.get(key(METADATA, id), t);
-    return raw === undefined ? undefined : decodeMetadata(raw);
-  };
+  const metadataOf = (id: Uint8Array): { seq: number; metadata: MessageMetadata } | undefined => recordMetadata(db.get(key(MESSAGE, id), t));
   for (const k of db.getKeys(range(UNREFERENCED))) {
     const id = toHex(k.subarray(9));
     if (k.length !== 41) return `unreferenced entry ${toHex(k)}: ${k.length} bytes, expected 41`;
@@ -1341,7 +1362,7 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
     if (ref !== index) return `entry of milestone ${index} → ${id}: message ${id} is ${ref === undefined ? "not referenced by any milestone" : `referenced by milestone ${ref}`}`;
   }
   const pruned = pruningIn(db, t);
-  for (const { key: k, value } of db.getRange(range(METADATA))) {
+  for (const { key: k, value } of db.getRange(range(MESSAGE))) {
     const id = k.subarray(1);
     const { seq, metadata } = decodeMetadata(value);
     const ref = metadata.referencedByMilestoneIndex;
