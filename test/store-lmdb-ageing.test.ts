@@ -117,6 +117,28 @@ async function raw<T>(path: string, body: (db: import("lmdb").RootDatabase<Buffe
   }
 }
 
+/** Another process with the store's environment open (a slot in LMDB's reader table), until end(). */
+async function heldOpenElsewhere(path: string): Promise<{ pid: number; end(): Promise<void> }> {
+  const script = `const { open } = require(${JSON.stringify(require.resolve("lmdb"))});
+    const db = open({ path: ${JSON.stringify(path)}, keyEncoding: "binary", encoding: "binary" });
+    db.get(Buffer.from([0]));
+    process.stdout.write("ready\\n");
+    process.stdin.on("data", () => {}).on("end", () => process.exit(0));`;
+  const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "inherit"] });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on("data", (chunk: Buffer) => (chunk.toString().includes("ready") ? resolve() : undefined));
+    child.once("exit", (code) => reject(new Error(`the child exited with ${code}`)));
+  });
+  return {
+    pid: child.pid!,
+    end: async () => {
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
+
 const keyOf = (prefix: number, ...parts: (string | Uint8Array)[]): Buffer =>
   Buffer.concat([Buffer.from([prefix]), ...parts.map((p) => (typeof p === "string" ? Buffer.from(p, "hex") : Buffer.from(p)))]);
 
@@ -631,6 +653,19 @@ describe("a schema-2 store is migrated when it opens", () => {
     expect(await apart()).toHaveLength(ids.length + 2);
     await raw(path, (db) => db.remove(wrong));
 
+    // Nor while another process has it open (an older node would go on with the old layout).
+    const other = await heldOpenElsewhere(path);
+    try {
+      const busy = new LmdbStore(path);
+      const error = await refusal(busy.open({ network: NETWORK }));
+      expect(error.code).toBe("STORE_UNAVAILABLE");
+      expect(error.message).toContain(`the store at ${path} is at schema version 2 and in use by another process (pid ${other.pid}); stop it before starting this version, which migrates the store`);
+      await busy.close();
+    } finally {
+      await other.end();
+    }
+    expect(await schema()).toEqual(Buffer.from([0, 0, 0, 2]));
+
     const node = new LmdbStore(path);
     await node.open({ network: NETWORK });
     expect(await reads(node, ids)).toEqual(before);
@@ -686,25 +721,15 @@ describe("stats, bytes and compact on LMDB", () => {
   it("compact refuses while another process has the store open, and works once it has gone", async () => {
     const path = freshPath();
     const { store } = await build(path, 2);
-    const script = `const { open } = require(${JSON.stringify(require.resolve("lmdb"))});
-      const db = open({ path: ${JSON.stringify(path)}, keyEncoding: "binary", encoding: "binary" });
-      db.get(Buffer.from([0]));
-      process.stdout.write("ready\\n");
-      process.stdin.on("data", () => {}).on("end", () => process.exit(0));`;
-    const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "inherit"] });
+    const other = await heldOpenElsewhere(path);
     try {
-      await new Promise<void>((resolve, reject) => {
-        child.stdout.on("data", (chunk: Buffer) => (chunk.toString().includes("ready") ? resolve() : undefined));
-        child.on("exit", (code) => reject(new Error(`the child exited with ${code}`)));
-      });
       const error = await refusal(store.compact());
       expect(error.code).toBe("STORE_UNAVAILABLE");
-      expect(error.message).toContain(`in use by another process (pid ${child.pid})`);
+      expect(error.message).toContain(`in use by another process (pid ${other.pid})`);
       // Nothing changed: the store still serves.
       expect(await store.latestMilestone()).toMatchObject({ index: 2 });
     } finally {
-      child.stdin.end();
-      await new Promise((resolve) => child.once("exit", resolve));
+      await other.end();
     }
     const { before, after } = await store.compact();
     expect(after).toBeLessThanOrEqual(before);

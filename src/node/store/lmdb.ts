@@ -428,7 +428,14 @@ export class LmdbStore implements NodeStore {
     if (network !== options.network) {
       throw new NodeError("STORE_WRONG_NETWORK", `the store at ${this.path} was made for network ${network}, not ${options.network}`);
     }
-    if (version < STORE_SCHEMA_VERSION) this.#migrate(db, version);
+    if (version < STORE_SCHEMA_VERSION) {
+      // A process of the older version still open on the directory would go on reading and writing the old layout.
+      const pids = otherProcesses(db);
+      if (pids.length > 0) {
+        throw new NodeError("STORE_UNAVAILABLE", `the store at ${this.path} is at schema version ${version} and in use by another process (pid ${pids.join(", ")}); stop it before starting this version, which migrates the store`);
+      }
+      this.#migrate(db, version);
+    }
     this.#loadEntryPoints(db);
     return this.#existing(db);
   }
