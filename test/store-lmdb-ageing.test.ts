@@ -652,6 +652,19 @@ describe("a schema-2 store is migrated when it opens", () => {
     expect(await schema()).toEqual(Buffer.from([0, 0, 0, 2]));
     expect(await apart()).toHaveLength(ids.length + 2);
     await raw(path, (db) => db.remove(wrong));
+    // Nor a message with no metadata (damage): its bytes would be read as metadata and a message they are not.
+    const bare = keyOf(0x02, ids[0]!);
+    const kept = await raw(path, (db) => Buffer.from(db.get(bare)!));
+    await raw(path, (db) => db.remove(bare));
+    const damaged = new LmdbStore(path);
+    expect(await refusal(damaged.open({ network: NETWORK }))).toMatchObject({
+      code: "STORE_CORRUPT",
+      message: `the store at ${path} cannot be migrated: 1 of its ${ids.length} messages have no metadata (\`chrysalis db verify\` of the previous version names them)`,
+    });
+    await damaged.close();
+    expect(await schema()).toEqual(Buffer.from([0, 0, 0, 2]));
+    expect(await apart()).toHaveLength(ids.length);
+    await raw(path, (db) => db.put(bare, kept));
 
     // Nor while another process has it open (an older node would go on with the old layout).
     const other = await heldOpenElsewhere(path);

@@ -79,7 +79,27 @@ describe("the migration of a schema-1 LMDB store", () => {
         ids.push(id);
       }
     });
+
+    // A metadata record of the wrong size in the last chunk read: the whole migration rolls back, the chunks before it
+    // included.
+    const wrong = Buffer.concat([Buffer.from([0x02]), Buffer.alloc(32, 0xff)]);
+    await db.put(wrong, Buffer.alloc(34));
+    await db.put(Buffer.concat([Buffer.from([0x01]), Buffer.alloc(32, 0xff)]), Buffer.from(first.bytes));
     await db.close();
+    const refused = new LmdbStore(path);
+    await expect(refused.open({ network: NETWORK })).rejects.toMatchObject({ code: "STORE_CORRUPT" });
+    await refused.close();
+    const untouched = open<Buffer, Buffer>({ path, keyEncoding: "binary", encoding: "binary" });
+    try {
+      expect(untouched.get(meta("schema"))).toEqual(Buffer.from([0, 0, 0, 1]));
+      expect(untouched.getKeysCount({ start: Buffer.from([0x02]), end: Buffer.from([0x03]) })).toBe(12_002);
+      expect(untouched.getKeysCount({ start: Buffer.from([0x11]), end: Buffer.from([0x13]) })).toBe(0);
+      expect(untouched.get(Buffer.concat([Buffer.from([0x01]), ids[0]!]))).toEqual(Buffer.from(first.bytes));
+      await untouched.remove(wrong);
+      await untouched.remove(Buffer.concat([Buffer.from([0x01]), Buffer.alloc(32, 0xff)]));
+    } finally {
+      await untouched.close();
+    }
 
     watch.on = true;
     const migrated = new LmdbStore(path);

@@ -279,9 +279,10 @@ export class LmdbStore implements NodeStore {
    * Opens a store that must exist already, whatever its network, and creates or migrates nothing: for tools working
    * beside a running node on its store (`chrysalis db stats|verify|compact`, `snapshot create`, `auth revoke`). Other
    * processes may have it open (LMDB's own locking). A store of an older schema is refused (STORE_UNAVAILABLE): a node
-   * of that older version may be running on it, and would write on without maintaining the records a migration adds
-   * (the 11 and 12 entries pruning goes by). Only `revocationsOnly` opens one, for `auth revoke`, whose record every
-   * schema has alike: then every operation but revokeToken and isTokenRevoked is refused the same way.
+   * of that older version may be running on it, and would write on in its own layout (metadata apart from the message;
+   * for schema 1, without the 11 and 12 entries pruning goes by). Only `revocationsOnly` opens one, for `auth revoke`,
+   * whose record every schema has alike: then every operation but revokeToken and isTokenRevoked is refused the same
+   * way.
    */
   async openExisting(options: { revocationsOnly?: boolean } = {}): Promise<StoreOpenResult> {
     if (this.#closed) throw storeClosed();
@@ -445,14 +446,17 @@ export class LmdbStore implements NodeStore {
    * each joins its message's record (01: metadata, then bytes) and goes. A schema-1 store also gets the entry every
    * message is listed by (11: not referenced yet, 12: referenced by its milestone), the entry points it was opened with
    * as its persisted ones, and a pruning index of 0 (nothing pruned yet). A metadata record whose message is missing
-   * (damage verify named) has nothing to join and goes; one of the wrong size is refused (STORE_CORRUPT) before anything
-   * is written. A crash before the commit leaves the old schema, migrated again next time.
+   * (damage verify named) has nothing to join and goes. A metadata record of the wrong size, or a message with no
+   * metadata (which would be read as metadata and bytes it is not), is refused (STORE_CORRUPT): the transaction rolls
+   * back and nothing is written. A crash before the commit leaves the old schema, migrated again next time.
    */
   #migrate(db: Db, version: number): void {
     if (version !== 1 && version !== 2) throw new NodeError("STORE_CORRUPT", `the store at ${this.path} has an unknown schema version ${version}`);
     // In chunks of MIGRATION_CHUNK metadata records, each read whole by its own range scan before any of it is written
     // (a cursor is not left open across writes), so memory stays bounded whatever the store holds, all in the one
     // transaction. Every record read is deleted, so each chunk starts again at the start of the range.
+    const messages = db.getKeysCount({ start: Buffer.from([MESSAGE]), end: Buffer.from([MESSAGE + 1]) });
+    let merged = 0;
     const start = Buffer.from([METADATA]);
     const end = Buffer.from([METADATA + 1]);
     for (;;) {
@@ -467,6 +471,7 @@ export class LmdbStore implements NodeStore {
         const bytes = db.get(key(MESSAGE, id));
         if (bytes === undefined) continue;
         db.putSync(key(MESSAGE, id), messageRecord(metadata, bytes));
+        merged++;
         if (version === 1) {
           const { seq, metadata: m } = decodeMetadata(metadata);
           const ref = m.referencedByMilestoneIndex;
@@ -474,6 +479,9 @@ export class LmdbStore implements NodeStore {
         }
       }
       if (chunk.length < MIGRATION_CHUNK) break;
+    }
+    if (merged !== messages) {
+      throw new NodeError("STORE_CORRUPT", `the store at ${this.path} cannot be migrated: ${messages - merged} of its ${messages} messages have no metadata (\`chrysalis db verify\` of the previous version names them)`);
     }
     if (version === 1) {
       if (first(db, Buffer.from([ENTRY_POINT]), Buffer.from([ENTRY_POINT + 1])) === undefined) {
@@ -999,7 +1007,7 @@ export class LmdbStore implements NodeStore {
    */
   #pruneCandidates(db: Db, m: number, milestoneId: Buffer | undefined, limit: number): PruneVictim[] {
     const out: PruneVictim[] = [];
-    const ownRecord = milestoneId === undefined ? undefined : recordMetadata(db.get(key(MESSAGE, milestoneId)));
+    const ownRecord = milestoneId === undefined ? undefined : recordMetadata(db.getBinaryFast(key(MESSAGE, milestoneId)));
     if (ownRecord !== undefined) {
       const bound = key(UNREFERENCED, u64(ownRecord.seq));
       for (const entry of db.getKeys({ start: Buffer.from([UNREFERENCED]), end: bound, limit })) {
@@ -1303,8 +1311,8 @@ function fsyncPath(path: string): void {
 
 /**
  * The checks of NodeStore.verify over one read transaction, in key order, stopping at the first inconsistency: the
- * header; every message against its id and metadata; metadata, children, index, tip and 11/12 entries against the
- * messages; every 11/12 entry against its message's metadata, and every message listed by exactly one; no message or
+ * header; every message's record (its metadata, then bytes that hash to its id and decode); no metadata record of an
+ * older schema left apart; children, index, tip and 11/12 entries against the messages; every 11/12 entry against its message's metadata, and every message listed by exactly one; no message or
  * milestone at or below the pruning index, and every milestone's message stored but at pruning index + 1 (a
  * snapshot's); outputs, spends and address lists against one another; balances against the unspent outputs; on a
  * ledger store, the total supply. LMDB keeps no checksums of its own, so this is where a damaged data page shows.
@@ -1333,7 +1341,7 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
   }
   // Schema 2 kept metadata apart; the migration merged every such record into its message's.
   const apart = first(db, Buffer.from([METADATA]), Buffer.from([METADATA + 1]), t);
-  if (apart !== undefined) return `metadata of ${toHex(apart.subarray(1))}: a record apart from its message (schema 2's layout)`;
+  if (apart !== undefined) return `metadata of ${toHex(apart.subarray(1))}: a record apart from its message (an older schema's layout)`;
   for (const k of db.getKeys(range(CHILD))) {
     if (k.length !== 73) return `child entry ${toHex(k)}: ${k.length} bytes, expected 73`;
     if (!stored(k.subarray(41))) return `child entry ${toHex(k.subarray(1, 33))} → ${toHex(k.subarray(41))}: no message ${toHex(k.subarray(41))} is stored`;
