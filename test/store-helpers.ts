@@ -78,7 +78,6 @@ export function tempDir(label: string): { path: string; remove(): void } {
 // ---------------------------------------------------------------------------------------------------------------
 // Messages
 
-/** Parents as the model wants them: 32-byte ids, sorted, unique. */
 /**
  * Lays an LMDB store's messages out as schemas 1 and 2 wrote them, inside the caller's write: each record (01 id:
  * metadata, then bytes) split into the message's bytes (01 id) and its metadata apart (02 id). Answers the ids.
@@ -92,6 +91,7 @@ export function splitMessageRecords(db: import("lmdb").RootDatabase<Buffer, Buff
   return records.map(({ key }) => key.subarray(1).toString("hex"));
 }
 
+/** Parents as the model wants them: 32-byte ids, sorted, unique. */
 export function parentsOf(ids: readonly string[]): Uint8Array[] {
   return [...new Set(ids.map((id) => id.toLowerCase()))].sort().map((id) => Uint8Array.from(Buffer.from(id, "hex")));
 }

@@ -9,8 +9,8 @@
 //   00 name                          meta: schema version, network, ledger flag, next seq, tip count, pruning index
 //                                    ("pruning", u32), coordinator keys of a snapshot ("coordinatorKeys", 32 bytes each)
 //   01 messageId                     the message's record: its metadata (records.ts, METADATA_SIZE bytes), then its
-//                                    canonical bytes. One record, so a message's write dirties one leaf page for both
-//                                    (a commit's price is the pages it writes: README, "by page")
+//                                    canonical bytes. One record, so a message's write dirties one leaf page for
+//                                    both (a commit's price is the pages it writes: README, "by page")
 //   03 parentId seq childId          children of a message, oldest first (empty value)
 //   04 len index seq                 messages by indexation index, oldest first → messageId
 //   05 messageId                     tips → seq
@@ -168,15 +168,16 @@ function be64(value: number): Buffer {
 }
 
 /**
- * A value copied out of lmdb-js's reusable read buffer (getBinaryFast: its `length` is the value's) into Node's Buffer
- * pool. db.get copies a value into an ArrayBuffer of its own, which for a message costs 1-2 µs more (micro: 1.6-3.4 µs
- * against 0.7-1.0 µs for 180 bytes), on every message read.
+ * The bytes of the message whose record is under `k`, copied out of lmdb-js's reusable read buffer (getBinaryFast: its
+ * `length` is the value's) into Node's Buffer pool, its metadata left behind. db.get copies a value into an ArrayBuffer
+ * of its own, which for a message costs 1-2 µs more (micro: 1.6-3.4 µs against 0.7-1.0 µs for 180 bytes), on every
+ * message read.
  */
-function copied(db: Db, k: Buffer, from = 0): Buffer | undefined {
+function copiedMessageBytes(db: Db, k: Buffer): Buffer | undefined {
   const fast = db.getBinaryFast(k);
   if (fast === undefined) return undefined;
-  const out = Buffer.allocUnsafe(Math.max(0, fast.length - from));
-  out.set(fast.subarray(from, fast.length));
+  const out = Buffer.allocUnsafe(Math.max(0, fast.length - METADATA_SIZE));
+  out.set(fast.subarray(METADATA_SIZE, fast.length));
   return out;
 }
 
@@ -186,6 +187,11 @@ function messageRecord(metadata: Uint8Array, bytes: Uint8Array): Buffer {
   out.set(metadata, 0);
   out.set(bytes, METADATA_SIZE);
   return out;
+}
+
+/** The canonical bytes in a message's record (01), after its metadata: a view, no copy. */
+function recordBytes(record: Uint8Array): Uint8Array {
+  return plain(record.subarray(METADATA_SIZE));
 }
 
 /** The metadata at the start of a message's record; undefined for none, or for a record too short to hold it (damage,
@@ -740,7 +746,7 @@ export class LmdbStore implements NodeStore {
         conflictReason: r.conflictReason,
         milestoneIndex: r.messageId.toLowerCase() === milestone.messageId.toLowerCase() ? milestone.index : metadata.milestoneIndex,
       };
-      w.put(recordKey, messageRecord(encodeMetadata(seq, updated), raw.subarray(METADATA_SIZE)));
+      w.put(recordKey, messageRecord(encodeMetadata(seq, updated), recordBytes(raw)));
     }
     const created = milestone.createdOutputs.map((o) => fromHex(o, "createdOutputs", 34));
     const consumed = milestone.consumedOutputs.map((o) => fromHex(o, "consumedOutputs", 34));
@@ -764,7 +770,7 @@ export class LmdbStore implements NodeStore {
   }
 
   async get(id: string): Promise<StoredMessage | undefined> {
-    const raw = copied(this.#read(), key(MESSAGE, fromHex(id, "id", 32)), METADATA_SIZE);
+    const raw = copiedMessageBytes(this.#read(), key(MESSAGE, fromHex(id, "id", 32)));
     if (raw === undefined) return undefined;
     return storedMessage(id.toLowerCase(), plain(raw));
   }
@@ -1058,7 +1064,7 @@ export class LmdbStore implements NodeStore {
     const { seq } = decoded;
     let message: Message | undefined;
     try {
-      message = record === undefined ? undefined : decodeMessage(plain(record.subarray(METADATA_SIZE)));
+      message = record === undefined ? undefined : decodeMessage(recordBytes(record));
     } catch {
       // Damaged bytes: the entries found through the message (children as a child, index) cannot be named; verify
       // reports such a message, and pruning must still move on.
@@ -1112,7 +1118,7 @@ export class LmdbStore implements NodeStore {
       let coordinatorPublicKeys: string[] = [];
       if (milestone !== undefined) {
         const raw = db.get(key(MESSAGE, fromHex(milestone.messageId)), t);
-        const payload = raw === undefined ? undefined : decodeMessage(plain(raw.subarray(METADATA_SIZE))).payload;
+        const payload = raw === undefined ? undefined : decodeMessage(recordBytes(raw)).payload;
         if (payload?.type === 1) coordinatorPublicKeys = payload.publicKeys.map((p) => toHex(p)).sort();
         else coordinatorPublicKeys = splitKeys(db.get(k().COORDINATOR_KEYS, t) ?? k().EMPTY);
       }
@@ -1312,10 +1318,11 @@ function fsyncPath(path: string): void {
 /**
  * The checks of NodeStore.verify over one read transaction, in key order, stopping at the first inconsistency: the
  * header; every message's record (its metadata, then bytes that hash to its id and decode); no metadata record of an
- * older schema left apart; children, index, tip and 11/12 entries against the messages; every 11/12 entry against its message's metadata, and every message listed by exactly one; no message or
- * milestone at or below the pruning index, and every milestone's message stored but at pruning index + 1 (a
- * snapshot's); outputs, spends and address lists against one another; balances against the unspent outputs; on a
- * ledger store, the total supply. LMDB keeps no checksums of its own, so this is where a damaged data page shows.
+ * older schema left apart; children, index, tip and 11/12 entries against the messages; every 11/12 entry against its
+ * message's metadata, and every message listed by exactly one; no message or milestone at or below the pruning index,
+ * and every milestone's message stored but at pruning index + 1 (a snapshot's); outputs, spends and address lists
+ * against one another; balances against the unspent outputs; on a ledger store, the total supply. LMDB keeps no
+ * checksums of its own, so this is where a damaged data page shows.
  */
 function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, number>): string | undefined {
   const range = (prefix: number): { start: Buffer; end: Buffer; transaction: Transaction } => ({ start: Buffer.from([prefix]), end: Buffer.from([prefix + 1]), ...t });
@@ -1330,7 +1337,7 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
     const id = toHex(k.subarray(1));
     if (k.length !== 33) return `message key ${toHex(k)}: ${k.length - 1} bytes of id, expected 32`;
     if (value.length < METADATA_SIZE) return `message ${id}: its record is ${value.length} bytes, too short to hold its metadata (${METADATA_SIZE})`;
-    const bytes = plain(value.subarray(METADATA_SIZE));
+    const bytes = recordBytes(value);
     const hash = toHex(blake2b256(bytes));
     if (hash !== id) return `message ${id}: its bytes hash to ${hash}`;
     try {
