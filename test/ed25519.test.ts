@@ -6,6 +6,7 @@ import { getPublicKey as nobleGetPublicKey, sign as nobleSign } from "@noble/ed2
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ed25519Backend, ed25519PublicKey, signEd25519, verifyEd25519, verifyEd25519StrictJs, verifyEd25519Zip215 } from "../src/crypto/ed25519.js";
+import { nativeSodium } from "../src/crypto/native.js";
 import { hex } from "./helpers.js";
 
 interface SpeccheckCase {
@@ -66,6 +67,50 @@ describe("the native fast path is sound: whatever OpenSSL accepts, ZIP-215 accep
     const only = cases.filter(({ i }) => published("Zebra", i) && !published("OpenSSL-3.0", i));
     expect(only.map((c) => c.i)).toEqual([4, 5, 9, 10]);
     for (const { publicKey, message, signature } of only) expect(verifyEd25519(publicKey, message, signature)).toBe(true);
+  });
+});
+
+/** What libsodium (sodium-native) says on its own, with a refusal to take the arguments counted as "invalid". */
+function libsodium(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  try {
+    return nativeSodium!.crypto_sign_verify_detached(signature, message, publicKey);
+  } catch {
+    return false;
+  }
+}
+
+describe("the libsodium fast path is sound: whatever libsodium accepts, OpenSSL accepts", () => {
+  it("is loaded under Node (sodium-native is installed with the library), so the tests below run it", () => {
+    expect(nativeSodium).toBeDefined();
+  });
+
+  it.runIf(nativeSodium !== undefined).each(cases)("libsodium gives its published verdict, and accepts only where OpenSSL does: case $i", ({ i, publicKey, message, signature }) => {
+    expect(libsodium(publicKey, message, signature)).toBe(published("LibSodium", i));
+    if (libsodium(publicKey, message, signature)) expect(openssl(publicKey, message, signature)).toBe(true);
+  });
+
+  it.runIf(nativeSodium !== undefined)("on honest signatures with any bit flipped or S pushed past L: never libsodium's yes where OpenSSL says no", () => {
+    const order = 2n ** 252n + 27742317777372353535851937790883648493n;
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ maxLength: 64 }), fc.nat(511), (seed, message, bit) => {
+        const publicKey = ed25519PublicKey(seed);
+        const signature = signEd25519(seed, message);
+        expect(libsodium(publicKey, message, signature)).toBe(true);
+        const flipped = signature.slice();
+        flipped[bit >> 3]! ^= 1 << (bit & 7);
+        if (libsodium(publicKey, message, flipped)) expect(openssl(publicKey, message, flipped)).toBe(true);
+        // S + L verifies the same equation; every rule here refuses it (a malleated signature), whatever libsodium's build.
+        let s = 0n;
+        for (let j = 63; j >= 32; j--) s = (s << 8n) | BigInt(signature[j]!);
+        s += order;
+        const malleated = signature.slice();
+        for (let j = 32; j < 64; j++, s >>= 8n) malleated[j] = Number(s & 0xffn);
+        expect(openssl(publicKey, message, malleated)).toBe(false);
+        expect(verifyEd25519(publicKey, message, malleated)).toBe(false);
+        expect(verifyEd25519(publicKey, message, malleated, "strict")).toBe(false);
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 
