@@ -2,11 +2,14 @@
 // README publishes per library (test/vectors/ed25519-speccheck.json): ZIP-215 is Zebra's row, node:crypto OpenSSL's.
 import { createPublicKey, verify as nodeVerify } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { getPublicKey as nobleGetPublicKey, sign as nobleSign } from "@noble/ed25519";
+import { Point, getPublicKey as nobleGetPublicKey, sign as nobleSign } from "@noble/ed25519";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ed25519Backend, ed25519PublicKey, signEd25519, verifyEd25519, verifyEd25519StrictJs, verifyEd25519Zip215 } from "../src/crypto/ed25519.js";
 import { nativeSodium } from "../src/crypto/native.js";
+import { smallOrderEncodings, sodiumRefusalIsFinal } from "../src/crypto/sodium.js";
+import { toHex } from "../src/bytes/hex.js";
+import { sha512 } from "@noble/hashes/sha2.js";
 import { hex } from "./helpers.js";
 
 interface SpeccheckCase {
@@ -111,6 +114,66 @@ describe("the libsodium fast path is sound: whatever libsodium accepts, OpenSSL 
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe("under the strict rules a libsodium refusal is final only where OpenSSL refuses too", () => {
+  const { p, n } = Point.CURVE();
+  const le32 = (value: bigint): Uint8Array => Uint8Array.from({ length: 32 }, (_, i) => Number((value >> BigInt(8 * i)) & 0xffn));
+
+  it("the small-order encodings are the 5 y of the 8 points of order dividing 8, and p and p + 1 (the y ≥ p that decode to them)", () => {
+    const found = smallOrderEncodings();
+    // The eight torsion points, found here another way: L·P of points from hashed bytes, until eight are seen.
+    const torsion = new Map<string, Point>();
+    for (let i = 0; torsion.size < 8 && i < 200; i++) {
+      let point: Point;
+      try {
+        point = Point.fromBytes(sha512(Uint8Array.of(i)).subarray(0, 32), true);
+      } catch {
+        continue;
+      }
+      const t = point.multiplyUnsafe(n - 1n).add(point);
+      for (let k = 0, q = Point.ZERO; k < 8; k++, q = q.add(t)) torsion.set(q.toHex(), q);
+    }
+    expect(torsion.size).toBe(8);
+    const canonical = new Set([...torsion.values()].map((q) => q.y));
+    expect(canonical.size).toBe(5);
+    // Every y from p to 2^255 - 1 (19 of them) whose encoding decodes to a point of small order.
+    const high: bigint[] = [];
+    for (let y = p; y < 2n ** 255n; y++) {
+      try {
+        if (Point.fromBytes(le32(y), true).isSmallOrder()) high.push(y - p);
+      } catch {
+        // no point for this y
+      }
+    }
+    expect(high).toEqual([0n, 1n]);
+    const expected = [...canonical, p, p + 1n].map((y) => toHex(le32(y))).sort();
+    expect([...found].sort()).toEqual(expected);
+  });
+
+  it.runIf(nativeSodium !== undefined)("on honest and flipped signatures, and small-order keys and R: a final refusal is never OpenSSL's yes", () => {
+    const small = [...smallOrderEncodings()].map((h) => Uint8Array.from(Buffer.from(h, "hex")));
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ maxLength: 64 }), fc.nat(511), fc.nat(small.length * 4 - 1), fc.nat(2), (seed, message, bit, pick, where) => {
+        let publicKey = ed25519PublicKey(seed);
+        const signature = signEd25519(seed, message);
+        if (where < 2) {
+          const encoding = small[pick % small.length]!.slice();
+          if (pick >= small.length * 2) encoding[31]! |= 0x80;
+          if (where === 0) publicKey = encoding;
+          else signature.set(encoding, 0);
+        }
+        signature[bit >> 3]! ^= pick % 2 === 0 ? 0 : 1 << (bit & 7);
+        if (libsodium(publicKey, message, signature)) expect(openssl(publicKey, message, signature)).toBe(true);
+        else if (sodiumRefusalIsFinal(publicKey, signature)) expect(openssl(publicKey, message, signature)).toBe(false);
+        expect(verifyEd25519(publicKey, message, signature, "strict")).toBe(openssl(publicKey, message, signature));
+      }),
+      { numRuns: 300 },
+    );
+    for (const { publicKey, message, signature } of cases) {
+      if (!libsodium(publicKey, message, signature) && sodiumRefusalIsFinal(publicKey, signature)) expect(openssl(publicKey, message, signature)).toBe(false);
+    }
   });
 });
 

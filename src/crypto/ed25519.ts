@@ -5,19 +5,18 @@
 // Why the fast paths are sound: OpenSSL accepts only when S < L and [S]B = R + [k]A holds exactly (cofactorless),
 // hashing R, A and the message as given; multiplying that equation by 8 gives the ZIP-215 one. So "native says
 // valid" implies "ZIP-215 says valid", and every other answer (invalid, or a key it refuses to load) is re-decided
-// by noble, which accepts non-canonical A and R and checks the cofactored equation. libsodium accepts on less still:
-// S < L (checked here as well, whatever its build), A canonical and of large order, R of large order, and the
-// encoding of [S]B − [k]A equal byte for byte to R, with k over R, A and the message as given: OpenSSL's equation on
-// the same point, so "libsodium says valid" implies "OpenSSL says valid", and its refusals go to OpenSSL. An honest
-// signature is one libsodium call (about half an OpenSSL verification, with no key to import); a refused one costs
-// both.
+// by noble, which accepts non-canonical A and R and checks the cofactored equation. libsodium checks OpenSSL's
+// equation after checks of its own, so its "valid" implies OpenSSL's, and a refusal it made at that equation is
+// OpenSSL's too (sodium.ts): an honest signature is one libsodium call (about half an OpenSSL verification, with no
+// key to import), and under the strict rules most refusals are too.
 import * as ed from "@noble/ed25519";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { type ErrorCode, ProtocolError } from "../bytes/errors.js";
 import { BoundedMap } from "../bytes/bounded-map.js";
 import { toHex } from "../bytes/hex.js";
 import { ED25519_PUBLIC_KEY_LENGTH, ED25519_SEED_LENGTH, ED25519_SIGNATURE_LENGTH } from "../bytes/limits.js";
-import { type NodeCrypto, nativeCrypto as native, nativeSodium as sodium, type Sodium } from "./native.js";
+import { type NodeCrypto, nativeCrypto as native, nativeSodium as sodium } from "./native.js";
+import { sodiumRefusalIsFinal, verifySodium } from "./sodium.js";
 
 ed.hashes.sha512 = sha512;
 
@@ -119,28 +118,6 @@ function verifyNative(crypto: NodeCrypto, publicKey: Uint8Array, message: Uint8A
   }
 }
 
-// The group order L, little-endian: libsodium's acceptance is taken only for S < L, whatever its build checks.
-const ORDER_LE = Uint8Array.from([0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14, ...new Array<number>(15).fill(0), 0x10]);
-
-function belowOrder(signature: Uint8Array): boolean {
-  for (let i = 31; i >= 0; i--) {
-    const s = signature[32 + i]!;
-    const l = ORDER_LE[i]!;
-    if (s !== l) return s < l;
-  }
-  return false;
-}
-
-/** libsodium's verdict where it accepts (see the top of this file); false leaves the decision to the other paths. */
-function verifySodium(crypto: Sodium, publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  if (!belowOrder(signature)) return false;
-  try {
-    return crypto.crypto_sign_verify_detached(signature, message, publicKey);
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Which signatures count as valid:
  * - "zip215" (the default; PROTOCOL.md §4, TIP-14): what the network decides for transactions and milestones;
@@ -160,7 +137,11 @@ export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signat
   if (!(publicKey instanceof Uint8Array) || publicKey.length !== ED25519_PUBLIC_KEY_LENGTH) return false;
   if (!(signature instanceof Uint8Array) || signature.length !== ED25519_SIGNATURE_LENGTH) return false;
   if (!(message instanceof Uint8Array)) return false;
-  if (sodium && verifySodium(sodium, publicKey, message, signature)) return true;
+  if (sodium) {
+    if (verifySodium(sodium, publicKey, message, signature)) return true;
+    // Under strict rules libsodium's refusal is final where it checked OpenSSL's equation (S < L, the points its own).
+    if (rules === "strict" && sodiumRefusalIsFinal(publicKey, signature)) return false;
+  }
   if (native) {
     if (verifyNative(native, publicKey, message, signature)) return true;
     // Native "valid" implies ZIP-215 "valid" (see the top of this file); its "invalid" is final only for strict.
@@ -179,7 +160,7 @@ export function verifyEd25519Zip215(publicKey: Uint8Array, message: Uint8Array, 
 }
 
 // The group order L of Ed25519's prime-order subgroup.
-const L = 2n ** 252n + 27742317777372353535851937790883648493n;
+const L = ed.Point.CURVE().n;
 
 function littleEndian(bytes: Uint8Array): bigint {
   let n = 0n;
