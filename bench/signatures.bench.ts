@@ -60,6 +60,12 @@ export default async function signatures(): Promise<Row[]> {
   // For the record: node:crypto with a KeyObject made once (a server that caches keys), not the target's baseline.
   const premade = await medians({ ours: () => verifyEd25519(publicKey, message, signature), premade: () => nodeVerify(null, message, keyObject, signature) });
   rows.push({ suite: "signatures", case: "verifyEd25519 vs node:crypto with a pre-made KeyObject (info)", ours: premade["ours"]!, theirs: premade["premade"]!, theirName: "node:crypto KeyObject", ratio: premade["ours"]! / premade["premade"]!, unit: "ops/s" });
+  // A wrong signature under the strict rules (a refused login): what an unauthenticated request can make the server spend.
+  const wrong = signature.slice();
+  wrong[7]! ^= 1;
+  if (verifyEd25519(publicKey, message, wrong, "strict") || nodeVerify(null, message, keyObject, wrong)) throw new Error("a wrong signature must fail");
+  const refused = await medians({ ours: () => verifyEd25519(publicKey, message, wrong, "strict"), premade: () => nodeVerify(null, message, keyObject, wrong) });
+  rows.push({ suite: "signatures", case: "verifyEd25519 strict, a wrong signature, vs node:crypto with a pre-made KeyObject (info)", ours: refused["ours"]!, theirs: refused["premade"]!, theirName: "node:crypto KeyObject", ratio: refused["ours"]! / refused["premade"]!, unit: "ops/s" });
 
   // A 2-input transaction spending from two addresses: two signature unlock blocks to check.
   const seeds = [blake2b256(text("bench A")), blake2b256(text("bench B"))];
