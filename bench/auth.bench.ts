@@ -26,7 +26,7 @@ export default async function auth(): Promise<Row[]> {
   if (!verifySignedNonce(nonce, signed, publicKey) || !noble() || !layer()) throw new Error("a verifier disagrees on a valid proof");
   const nonceRow = await compare("auth", "verifySignedNonce", () => verifySignedNonce(nonce, signed, publicKey), {
     "@noble/ed25519": noble,
-    "crypto verifyEd25519 (key import per call)": layer,
+    "the crypto layer's verifyEd25519": layer,
   });
   rows.push(nonceRow, absolute(nonceRow, "verifySignedNonce, one core", 5000));
 
