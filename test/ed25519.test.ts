@@ -2,12 +2,11 @@
 // README publishes per library (test/vectors/ed25519-speccheck.json): ZIP-215 is Zebra's row, node:crypto OpenSSL's.
 import { createPublicKey, verify as nodeVerify } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { Point, getPublicKey as nobleGetPublicKey, sign as nobleSign } from "@noble/ed25519";
+import { Point, getPublicKey as nobleGetPublicKey, sign as nobleSign, utils as nobleUtils } from "@noble/ed25519";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ed25519Backend, ed25519PublicKey, signEd25519, verifyEd25519, verifyEd25519StrictJs, verifyEd25519Zip215 } from "../src/crypto/ed25519.js";
-import { nativeSodium } from "../src/crypto/native.js";
-import { smallOrderEncodings, sodiumRefusalIsFinal } from "../src/crypto/sodium.js";
+import { libsodium, smallOrderEncodings, sodiumRefusalIsFinal } from "../src/crypto/sodium.js";
 import { toHex } from "../src/bytes/hex.js";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { hex } from "./helpers.js";
@@ -73,41 +72,70 @@ describe("the native fast path is sound: whatever OpenSSL accepts, ZIP-215 accep
   });
 });
 
+const sodium = libsodium();
+const order = Point.CURVE().n;
+
 /** What libsodium (sodium-native) says on its own, with a refusal to take the arguments counted as "invalid". */
-function libsodium(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+function sodiumSays(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
   try {
-    return nativeSodium!.crypto_sign_verify_detached(signature, message, publicKey);
+    return sodium!.crypto_sign_verify_detached(signature, message, publicKey) === true;
   } catch {
     return false;
   }
 }
 
+/** S of a signature, and a signature with another S. */
+function scalarOf(signature: Uint8Array): bigint {
+  let s = 0n;
+  for (let j = 63; j >= 32; j--) s = (s << 8n) | BigInt(signature[j]!);
+  return s;
+}
+function withScalar(signature: Uint8Array, s: bigint): Uint8Array {
+  const out = signature.slice();
+  for (let j = 32; j < 64; j++, s >>= 8n) out[j] = Number(s & 0xffn);
+  return out;
+}
+
 describe("the libsodium fast path is sound: whatever libsodium accepts, OpenSSL accepts", () => {
   it("is loaded under Node (sodium-native is installed with the library), so the tests below run it", () => {
-    expect(nativeSodium).toBeDefined();
+    expect(sodium).toBeDefined();
   });
 
-  it.runIf(nativeSodium !== undefined).each(cases)("libsodium gives its published verdict, and accepts only where OpenSSL does: case $i", ({ i, publicKey, message, signature }) => {
-    expect(libsodium(publicKey, message, signature)).toBe(published("LibSodium", i));
-    if (libsodium(publicKey, message, signature)) expect(openssl(publicKey, message, signature)).toBe(true);
+  it.runIf(sodium !== undefined)("where libsodium gives no verdict (inputs in a SharedArrayBuffer) the others decide: honest signatures verify, wrong ones do not", () => {
+    const seed = new Uint8Array(32).fill(9);
+    const message = new Uint8Array(40).fill(3);
+    const shared = (bytes: Uint8Array): Uint8Array => {
+      const out = new Uint8Array(new SharedArrayBuffer(bytes.length));
+      out.set(bytes);
+      return out;
+    };
+    const publicKey = ed25519PublicKey(seed);
+    const signature = signEd25519(seed, message);
+    const wrong = signature.slice();
+    wrong[3]! ^= 1;
+    for (const rules of ["strict", "zip215"] as const) {
+      expect(verifyEd25519(shared(publicKey), shared(message), shared(signature), rules)).toBe(true);
+      expect(verifyEd25519(publicKey, shared(message), signature, rules)).toBe(true);
+      expect(verifyEd25519(shared(publicKey), shared(message), shared(wrong), rules)).toBe(false);
+    }
   });
 
-  it.runIf(nativeSodium !== undefined)("on honest signatures with any bit flipped or S pushed past L: never libsodium's yes where OpenSSL says no", () => {
-    const order = 2n ** 252n + 27742317777372353535851937790883648493n;
+  it.runIf(sodium !== undefined).each(cases)("libsodium gives its published verdict, and accepts only where OpenSSL does: case $i", ({ i, publicKey, message, signature }) => {
+    expect(sodiumSays(publicKey, message, signature)).toBe(published("LibSodium", i));
+    if (sodiumSays(publicKey, message, signature)) expect(openssl(publicKey, message, signature)).toBe(true);
+  });
+
+  it.runIf(sodium !== undefined)("on honest signatures with any bit flipped or S pushed past L: never libsodium's yes where OpenSSL says no", () => {
     fc.assert(
       fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ maxLength: 64 }), fc.nat(511), (seed, message, bit) => {
         const publicKey = ed25519PublicKey(seed);
         const signature = signEd25519(seed, message);
-        expect(libsodium(publicKey, message, signature)).toBe(true);
+        expect(sodiumSays(publicKey, message, signature)).toBe(true);
         const flipped = signature.slice();
         flipped[bit >> 3]! ^= 1 << (bit & 7);
-        if (libsodium(publicKey, message, flipped)) expect(openssl(publicKey, message, flipped)).toBe(true);
-        // S + L verifies the same equation; every rule here refuses it (a malleated signature), whatever libsodium's build.
-        let s = 0n;
-        for (let j = 63; j >= 32; j--) s = (s << 8n) | BigInt(signature[j]!);
-        s += order;
-        const malleated = signature.slice();
-        for (let j = 32; j < 64; j++, s >>= 8n) malleated[j] = Number(s & 0xffn);
+        if (sodiumSays(publicKey, message, flipped)) expect(openssl(publicKey, message, flipped)).toBe(true);
+        // S + L verifies the same equation; every rule here refuses it (a malleated signature), whatever libsodium says.
+        const malleated = withScalar(signature, scalarOf(signature) + order);
         expect(openssl(publicKey, message, malleated)).toBe(false);
         expect(verifyEd25519(publicKey, message, malleated)).toBe(false);
         expect(verifyEd25519(publicKey, message, malleated, "strict")).toBe(false);
@@ -150,9 +178,60 @@ describe("under the strict rules a libsodium refusal is final only where OpenSSL
     expect(high).toEqual([0n, 1n]);
     const expected = [...canonical, p, p + 1n].map((y) => toHex(le32(y))).sort();
     expect([...found].sort()).toEqual(expected);
+    // And they are libsodium's own list (ge25519_has_small_order's, test/vectors/ed25519-small-order.json).
+    const published = JSON.parse(readFileSync(new URL("./vectors/ed25519-small-order.json", import.meta.url), "utf8")) as { encodings: string[] };
+    expect([...found].sort()).toEqual([...published.encodings].sort());
   });
 
-  it.runIf(nativeSodium !== undefined)("on honest and flipped signatures, and small-order keys and R: a final refusal is never OpenSSL's yes", () => {
+  // Signatures OpenSSL accepts and libsodium refuses by its own checks (a small-order or non-canonical A, or a
+  // small-order R): S = 0 with R the identity over a small-order A where k·A is the identity, and S = k·a with R the
+  // identity over an honest key. Built here; each must go on to OpenSSL and verify.
+  it.runIf(sodium !== undefined)("signatures only OpenSSL accepts, built for every small-order A (sign bit either way) and for an honest A with R the identity, verify under the strict rules", () => {
+    const identity = le32(1n);
+    const k = (r: Uint8Array, a: Uint8Array, message: Uint8Array): bigint => {
+      const digest = sha512(Uint8Array.from([...r, ...a, ...message]));
+      let value = 0n;
+      for (let j = 63; j >= 0; j--) value = (value << 8n) | BigInt(digest[j]!);
+      return value % order;
+    };
+    let built = 0;
+    for (const hexA of smallOrderEncodings()) {
+      for (const sign of [0, 0x80]) {
+        const a = Uint8Array.from(Buffer.from(hexA, "hex"));
+        a[31]! |= sign;
+        let point: Point;
+        try {
+          point = Point.fromBytes(a, true);
+        } catch {
+          continue; // no point under this encoding
+        }
+        for (let m = 0; m < 64; m++) {
+          const message = Uint8Array.of(m);
+          const scalar = k(identity, a, message);
+          if (!(scalar === 0n ? Point.ZERO : point.multiplyUnsafe(scalar)).is0()) continue;
+          const signature = withScalar(Uint8Array.from([...identity, ...new Uint8Array(32)]), 0n);
+          expect(sodiumSays(a, message, signature)).toBe(false);
+          expect(verifyEd25519(a, message, signature, "strict"), `A ${toHex(a)}`).toBe(openssl(a, message, signature));
+          expect(verifyEd25519StrictJs(a, message, signature), `A ${toHex(a)}, without node:crypto`).toBe(openssl(a, message, signature));
+          expect(verifyEd25519(a, message, signature)).toBe(true);
+          if (openssl(a, message, signature)) built++;
+          break;
+        }
+      }
+    }
+    expect(built).toBeGreaterThanOrEqual(7);
+    const seed = new Uint8Array(32).fill(4);
+    const { scalar, pointBytes } = nobleUtils.getExtendedPublicKey(seed);
+    for (let m = 0; m < 8; m++) {
+      const message = Uint8Array.of(m, 1);
+      const signature = withScalar(Uint8Array.from([...identity, ...new Uint8Array(32)]), (k(identity, pointBytes, message) * scalar) % order);
+      expect(openssl(pointBytes, message, signature)).toBe(true);
+      expect(sodiumSays(pointBytes, message, signature)).toBe(false);
+      expect(verifyEd25519(pointBytes, message, signature, "strict")).toBe(true);
+    }
+  });
+
+  it.runIf(sodium !== undefined)("on honest and flipped signatures, and small-order keys and R: a final refusal is never OpenSSL's yes", () => {
     const small = [...smallOrderEncodings()].map((h) => Uint8Array.from(Buffer.from(h, "hex")));
     fc.assert(
       fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ maxLength: 64 }), fc.nat(511), fc.nat(small.length * 4 - 1), fc.nat(2), (seed, message, bit, pick, where) => {
@@ -165,14 +244,14 @@ describe("under the strict rules a libsodium refusal is final only where OpenSSL
           else signature.set(encoding, 0);
         }
         signature[bit >> 3]! ^= pick % 2 === 0 ? 0 : 1 << (bit & 7);
-        if (libsodium(publicKey, message, signature)) expect(openssl(publicKey, message, signature)).toBe(true);
+        if (sodiumSays(publicKey, message, signature)) expect(openssl(publicKey, message, signature)).toBe(true);
         else if (sodiumRefusalIsFinal(publicKey, signature)) expect(openssl(publicKey, message, signature)).toBe(false);
         expect(verifyEd25519(publicKey, message, signature, "strict")).toBe(openssl(publicKey, message, signature));
       }),
       { numRuns: 300 },
     );
     for (const { publicKey, message, signature } of cases) {
-      if (!libsodium(publicKey, message, signature) && sodiumRefusalIsFinal(publicKey, signature)) expect(openssl(publicKey, message, signature)).toBe(false);
+      if (!sodiumSays(publicKey, message, signature) && sodiumRefusalIsFinal(publicKey, signature)) expect(openssl(publicKey, message, signature)).toBe(false);
     }
   });
 });

@@ -15,8 +15,8 @@ import { type ErrorCode, ProtocolError } from "../bytes/errors.js";
 import { BoundedMap } from "../bytes/bounded-map.js";
 import { toHex } from "../bytes/hex.js";
 import { ED25519_PUBLIC_KEY_LENGTH, ED25519_SEED_LENGTH, ED25519_SIGNATURE_LENGTH } from "../bytes/limits.js";
-import { type NodeCrypto, nativeCrypto as native, nativeSodium as sodium } from "./native.js";
-import { sodiumRefusalIsFinal, verifySodium } from "./sodium.js";
+import { type NodeCrypto, nativeCrypto as native } from "./native.js";
+import { libsodium, sodiumRefusalIsFinal, sodiumVerdict } from "./sodium.js";
 
 ed.hashes.sha512 = sha512;
 
@@ -137,10 +137,12 @@ export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signat
   if (!(publicKey instanceof Uint8Array) || publicKey.length !== ED25519_PUBLIC_KEY_LENGTH) return false;
   if (!(signature instanceof Uint8Array) || signature.length !== ED25519_SIGNATURE_LENGTH) return false;
   if (!(message instanceof Uint8Array)) return false;
+  const sodium = libsodium();
   if (sodium) {
-    if (verifySodium(sodium, publicKey, message, signature)) return true;
+    const verdict = sodiumVerdict(sodium, publicKey, message, signature);
+    if (verdict === true) return true;
     // Under strict rules libsodium's refusal is final where it checked OpenSSL's equation (S < L, the points its own).
-    if (rules === "strict" && sodiumRefusalIsFinal(publicKey, signature)) return false;
+    if (verdict === false && rules === "strict" && sodiumRefusalIsFinal(publicKey, signature)) return false;
   }
   if (native) {
     if (verifyNative(native, publicKey, message, signature)) return true;
@@ -168,20 +170,13 @@ function littleEndian(bytes: Uint8Array): bigint {
   return n;
 }
 
-// A as OpenSSL decodes it: a canonical y (noble's strict decoding), and, as OpenSSL allows, the sign bit set on x = 0.
+// A as OpenSSL decodes it: any y below 2^255, taken mod p, and the sign bit honoured even on x = 0 (OpenSSL 3 accepts
+// A = p + 1, the identity written with a y ≥ p): what noble's ZIP-215 decoding does.
 function decodeKeyLikeOpenSsl(publicKey: Uint8Array): ed.Point | undefined {
   try {
-    return ed.Point.fromBytes(publicKey, false);
+    return ed.Point.fromBytes(publicKey, true);
   } catch {
-    if ((publicKey[31]! & 0x80) === 0) return undefined;
-    const cleared = publicKey.slice();
-    cleared[31]! &= 0x7f;
-    try {
-      const point = ed.Point.fromBytes(cleared, false);
-      return point.x === 0n ? point : undefined;
-    } catch {
-      return undefined;
-    }
+    return undefined;
   }
 }
 

@@ -27,24 +27,3 @@ async function loadNodeCrypto(): Promise<NodeCrypto | undefined> {
 }
 
 export const nativeCrypto: NodeCrypto | undefined = await loadNodeCrypto();
-
-/** The one libsodium call the library makes (sodium-native's binding: true when the signature verifies). */
-export interface Sodium {
-  crypto_sign_verify_detached(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean;
-}
-
-// sodium-native (libsodium, an optional dependency: a prebuilt addon) where Node can load it; undefined in browsers,
-// where it is not installed, or where its addon does not load on this platform. Loaded by a require made at run time,
-// which no bundler follows.
-async function loadSodium(): Promise<Sodium | undefined> {
-  if (nativeCrypto === undefined) return undefined;
-  try {
-    const { createRequire } = await nodeBuiltin<typeof import("node:module")>("module");
-    const sodium = createRequire(import.meta.url)("sodium-native") as Partial<Sodium>;
-    return typeof sodium.crypto_sign_verify_detached === "function" ? (sodium as Sodium) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-export const nativeSodium: Sodium | undefined = await loadSodium();

@@ -1,14 +1,47 @@
-// libsodium's part in Ed25519 verification (ed25519.ts): when its verdict may be taken as it is, and when it may not.
-// libsodium (crypto_sign_verify_detached, sodium-native) checks, in this order:
+// libsodium's part in Ed25519 verification (ed25519.ts): loading it, and when its verdict may be taken as it is.
+// libsodium 1.0.21 (what sodium-native 5.1.0 builds, pinned in package.json) checks, in this order:
 //   1. S < L;
 //   2. R is not of small order;
 //   3. A has a canonical y (below p) and is not of small order (2 and 3 by the encodings, the sign bit left out);
 //   4. A decodes, and the encoding of [S]B − [k]A equals R byte for byte, with k = SHA-512(R ‖ A ‖ message) mod L.
 // OpenSSL checks 1 and 4 alone (the strict rules' definition), so libsodium's "valid" implies OpenSSL's, and where
 // libsodium refused at 1 or 4, OpenSSL refuses too. Only a refusal at 2 or 3 may differ: those go on to OpenSSL.
+// A libsodium that decided otherwise would break that (its development branch checks a cofactored equation, which
+// accepts what OpenSSL refuses): hence the exact version in package.json, and test/ed25519.test.ts asks the installed
+// one every published speccheck case.
 import * as ed from "@noble/ed25519";
 import { toHex } from "../bytes/hex.js";
-import type { Sodium } from "./native.js";
+import { nativeCrypto } from "./native.js";
+
+/** The one libsodium call the library makes (sodium-native's binding: true when the signature verifies). */
+export interface Sodium {
+  crypto_sign_verify_detached(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): unknown;
+}
+
+let loaded: Sodium | null | undefined;
+
+/**
+ * sodium-native (an optional dependency: a prebuilt addon), loaded at the first verification rather than with the
+ * package: undefined in browsers, where it is not installed or its addon does not load, and on Node before 20.16 (no
+ * process.getBuiltinModule to load it synchronously). A require made at run time, which no bundler follows.
+ */
+export function libsodium(): Sodium | undefined {
+  if (loaded === undefined) loaded = loadSodium() ?? null;
+  return loaded ?? undefined;
+}
+
+function loadSodium(): Sodium | undefined {
+  if (nativeCrypto === undefined) return undefined;
+  const node = process as { getBuiltinModule?: (id: string) => unknown };
+  if (typeof node.getBuiltinModule !== "function") return undefined;
+  try {
+    const { createRequire } = node.getBuiltinModule("node:module") as typeof import("node:module");
+    const sodium = createRequire(import.meta.url)("sodium-native") as Partial<Sodium>;
+    return typeof sodium.crypto_sign_verify_detached === "function" ? (sodium as Sodium) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 const { p: P, n: L } = ed.Point.CURVE();
 const TWO_255 = 2n ** 255n;
@@ -65,13 +98,18 @@ export function smallOrderEncodings(): ReadonlySet<string> {
   return (smallOrder = found);
 }
 
-/** libsodium's "valid" (S < L checked here as well, whatever its build); false leaves the decision to OpenSSL. */
-export function verifySodium(sodium: Sodium, publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  if (!below(signature, 32, ORDER_LE, false)) return false;
+/**
+ * libsodium's verdict: true (valid: final), false (refused: final under the strict rules where sodiumRefusalIsFinal
+ * says so), or undefined where it gave none (S ≥ L, checked here first; a throw; anything but a boolean, as
+ * sodium-native returns for memory it cannot take, a SharedArrayBuffer's): the other verifiers decide then.
+ */
+export function sodiumVerdict(sodium: Sodium, publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean | undefined {
+  if (!below(signature, 32, ORDER_LE, false)) return undefined;
   try {
-    return sodium.crypto_sign_verify_detached(signature, message, publicKey);
+    const verdict = sodium.crypto_sign_verify_detached(signature, message, publicKey);
+    return typeof verdict === "boolean" ? verdict : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
