@@ -138,13 +138,16 @@ export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signat
   if (!(signature instanceof Uint8Array) || signature.length !== ED25519_SIGNATURE_LENGTH) return false;
   if (!(message instanceof Uint8Array)) return false;
   const sodium = libsodium();
+  // Where libsodium refused at OpenSSL's own equation (S < L, the points its own), OpenSSL would refuse too: final
+  // under the strict rules, and not asked again on the way to noble under ZIP-215.
+  let opensslRefuses = false;
   if (sodium) {
     const verdict = sodiumVerdict(sodium, publicKey, message, signature);
     if (verdict === true) return true;
-    // Under strict rules libsodium's refusal is final where it checked OpenSSL's equation (S < L, the points its own).
-    if (verdict === false && rules === "strict" && sodiumRefusalIsFinal(publicKey, signature)) return false;
+    opensslRefuses = verdict === false && sodiumRefusalIsFinal(publicKey, signature);
+    if (opensslRefuses && rules === "strict") return false;
   }
-  if (native) {
+  if (native && !opensslRefuses) {
     if (verifyNative(native, publicKey, message, signature)) return true;
     // Native "valid" implies ZIP-215 "valid" (see the top of this file); its "invalid" is final only for strict.
     if (rules === "strict") return false;
