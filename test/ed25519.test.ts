@@ -84,15 +84,20 @@ function sodiumSays(publicKey: Uint8Array, message: Uint8Array, signature: Uint8
   }
 }
 
-/** S of a signature, and a signature with another S. */
-function scalarOf(signature: Uint8Array): bigint {
-  let s = 0n;
-  for (let j = 63; j >= 32; j--) s = (s << 8n) | BigInt(signature[j]!);
-  return s;
+/** A little-endian number of any length, and a number below 2^256 as 32 little-endian bytes. */
+function leValue(bytes: Uint8Array): bigint {
+  let value = 0n;
+  for (let j = bytes.length - 1; j >= 0; j--) value = (value << 8n) | BigInt(bytes[j]!);
+  return value;
 }
+function le32(value: bigint): Uint8Array {
+  return Uint8Array.from({ length: 32 }, (_, i) => Number((value >> BigInt(8 * i)) & 0xffn));
+}
+
+/** A signature with another S. */
 function withScalar(signature: Uint8Array, s: bigint): Uint8Array {
   const out = signature.slice();
-  for (let j = 32; j < 64; j++, s >>= 8n) out[j] = Number(s & 0xffn);
+  out.set(le32(s), 32);
   return out;
 }
 
@@ -135,7 +140,7 @@ describe("the libsodium fast path is sound: whatever libsodium accepts, OpenSSL 
         flipped[bit >> 3]! ^= 1 << (bit & 7);
         if (sodiumSays(publicKey, message, flipped)) expect(openssl(publicKey, message, flipped)).toBe(true);
         // S + L verifies the same equation; every rule here refuses it (a malleated signature), whatever libsodium says.
-        const malleated = withScalar(signature, scalarOf(signature) + order);
+        const malleated = withScalar(signature, leValue(signature.subarray(32)) + order);
         expect(openssl(publicKey, message, malleated)).toBe(false);
         expect(verifyEd25519(publicKey, message, malleated)).toBe(false);
         expect(verifyEd25519(publicKey, message, malleated, "strict")).toBe(false);
@@ -147,7 +152,6 @@ describe("the libsodium fast path is sound: whatever libsodium accepts, OpenSSL 
 
 describe("under the strict rules a libsodium refusal is final only where OpenSSL refuses too", () => {
   const { p, n } = Point.CURVE();
-  const le32 = (value: bigint): Uint8Array => Uint8Array.from({ length: 32 }, (_, i) => Number((value >> BigInt(8 * i)) & 0xffn));
 
   it("the small-order encodings are the 5 y of the 8 points of order dividing 8, and p and p + 1 (the y ≥ p that decode to them)", () => {
     const found = smallOrderEncodings();
@@ -188,12 +192,7 @@ describe("under the strict rules a libsodium refusal is final only where OpenSSL
   // identity over an honest key. Built here; each must go on to OpenSSL and verify.
   it.runIf(sodium !== undefined)("signatures only OpenSSL accepts, built for every small-order A (sign bit either way) and for an honest A with R the identity, verify under the strict rules", () => {
     const identity = le32(1n);
-    const k = (r: Uint8Array, a: Uint8Array, message: Uint8Array): bigint => {
-      const digest = sha512(Uint8Array.from([...r, ...a, ...message]));
-      let value = 0n;
-      for (let j = 63; j >= 0; j--) value = (value << 8n) | BigInt(digest[j]!);
-      return value % order;
-    };
+    const k = (r: Uint8Array, a: Uint8Array, message: Uint8Array): bigint => leValue(sha512(Uint8Array.from([...r, ...a, ...message]))) % order;
     let built = 0;
     for (const hexA of smallOrderEncodings()) {
       for (const sign of [0, 0x80]) {
@@ -209,7 +208,7 @@ describe("under the strict rules a libsodium refusal is final only where OpenSSL
           const message = Uint8Array.of(m);
           const scalar = k(identity, a, message);
           if (!(scalar === 0n ? Point.ZERO : point.multiplyUnsafe(scalar)).is0()) continue;
-          const signature = withScalar(Uint8Array.from([...identity, ...new Uint8Array(32)]), 0n);
+          const signature = Uint8Array.from([...identity, ...le32(0n)]);
           expect(sodiumSays(a, message, signature)).toBe(false);
           expect(verifyEd25519(a, message, signature, "strict"), `A ${toHex(a)}`).toBe(openssl(a, message, signature));
           expect(verifyEd25519StrictJs(a, message, signature), `A ${toHex(a)}, without node:crypto`).toBe(openssl(a, message, signature));
@@ -224,7 +223,7 @@ describe("under the strict rules a libsodium refusal is final only where OpenSSL
     const { scalar, pointBytes } = nobleUtils.getExtendedPublicKey(seed);
     for (let m = 0; m < 8; m++) {
       const message = Uint8Array.of(m, 1);
-      const signature = withScalar(Uint8Array.from([...identity, ...new Uint8Array(32)]), (k(identity, pointBytes, message) * scalar) % order);
+      const signature = Uint8Array.from([...identity, ...le32((k(identity, pointBytes, message) * scalar) % order)]);
       expect(openssl(pointBytes, message, signature)).toBe(true);
       expect(sodiumSays(pointBytes, message, signature)).toBe(false);
       expect(verifyEd25519(pointBytes, message, signature, "strict")).toBe(true);
