@@ -160,6 +160,22 @@ describe("the node's own rules", () => {
     expect(trailing.offset).toBe(21);
   });
 
+  it("a message submitted again (its bytes, nonce and all) is answered with its id, even once its parent is gone", async () => {
+    // A store of two messages: the parent is forgotten when the third arrives.
+    const node = createNode({ network: NETWORK, minPoWScore: 1, store: new MemoryStore({ maxMessages: 2 }), pow: { workers: 1 } });
+    try {
+      const parent = await node.submitMessage({ parentMessageIds: [ZERO_MESSAGE_ID], payload: { type: 2, index: "70", data: "" } });
+      const child = await node.submitMessage({ parentMessageIds: [parent.messageId], payload: { type: 2, index: "63", data: "" } });
+      await node.submitMessage({ parentMessageIds: [ZERO_MESSAGE_ID], payload: { type: 2, index: "6e", data: "" } });
+      expect(await node.store.has(parent.messageId)).toBe(false);
+      expect(await node.submitMessage(child.bytes)).toMatchObject({ messageId: child.messageId, stored: false });
+      // A message not stored on that parent is refused as not solid.
+      await rejects(node.submitMessage({ parentMessageIds: [parent.messageId], payload: { type: 2, index: "6f", data: "" } }), "PARENT_NOT_SOLID", "parentMessageIds[0]");
+    } finally {
+      await node.close();
+    }
+  });
+
   it("nothing was stored by any of these, and each was counted as rejected", async () => {
     expect((node.store as MemoryStore).size).toBe(0);
     expect(node.stats()).toMatchObject({ accepted: 0, rejected: 8 });

@@ -27,6 +27,7 @@ import { GENESIS_OUTPUT,
   refusal,
 } from "./store-helpers.js";
 import type { Output } from "../src/model/types.js";
+import { metadataWithLatest } from "../src/node/store/common.js";
 
 const MI = 1_000_000;
 const utf8 = new TextEncoder();
@@ -421,6 +422,26 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         expect(await store.metadata(ms.id)).toMatchObject({ referencedByMilestoneIndex: 1, milestoneIndex: 1, ledgerInclusionState: "noTransaction" });
         for (const id of tx.created) expect((await store.output(id))?.milestoneIndexBooked).toBe(1);
         expect((await store.output(GENESIS_OUTPUT))?.spent).toEqual({ transactionId: tx.transactionId, messageId: tx.acceptance.id, milestoneIndex: 1 });
+      });
+
+      it("metadataWithLatest reads what metadata and latestMilestone read, in the order asked, before and after a milestone", async () => {
+        const { store } = await fresh();
+        const unknown = "ab".repeat(32);
+        const first = indexation([ZERO_MESSAGE_ID], "read together");
+        await store.accept(first);
+        const separate = async (ids: string[]) => ({ metadata: await Promise.all(ids.map((id) => store.metadata(id))), latest: await store.latestMilestone() });
+        const cases = [[], [unknown], [first.id, unknown, first.id.toUpperCase(), ZERO_MESSAGE_ID, first.id]];
+        for (const ids of cases) expect(await metadataWithLatest(store, ids)).toEqual(await separate(ids));
+        const read = await metadataWithLatest(store, [unknown, first.id]);
+        expect(read.metadata[0]).toBeUndefined();
+        expect(read.metadata[1]).toMatchObject({ solid: true, arrivalTime: first.arrivalTime });
+        expect(read.latest).toBeUndefined();
+        const ms = indexation([first.id], "milestone 1");
+        await store.accept({ ...ms, milestone: { index: 1, messageId: ms.id, timestamp: 1_700_000_000, referenced: [{ messageId: first.id, ledgerInclusionState: "noTransaction" }, { messageId: ms.id, ledgerInclusionState: "noTransaction" }], createdOutputs: [], consumedOutputs: [] } });
+        const after = [ms.id, first.id, unknown];
+        expect(await metadataWithLatest(store, after)).toEqual(await separate(after));
+        expect((await metadataWithLatest(store, after)).latest).toEqual({ index: 1, messageId: ms.id, timestamp: 1_700_000_000 });
+        expect((await metadataWithLatest(store, [first.id])).metadata[0]).toMatchObject({ referencedByMilestoneIndex: 1 });
       });
 
       it("an index that is not the next one is refused (MILESTONE_CONFLICT) and nothing is written", async () => {

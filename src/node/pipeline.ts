@@ -29,6 +29,7 @@ import type {
   StoredMessage,
   StoreOpenResult,
 } from "./store/contract.js";
+import { metadataWithLatest } from "./store/common.js";
 import { MemoryStore } from "./store/memory.js";
 import { PowQueue } from "./pow-queue.js";
 
@@ -292,16 +293,25 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     // A gateway's upstream checks solidity and depth itself, and its own tip selection already dropped lazy tips.
     if (!checkSolidity) return [...new Set(await store.tips(max))].sort();
     const drawn = [...new Set(await store.tips(max * 4))];
-    const confirmed = (await store.latestMilestone())?.index ?? 0;
     const fresh: string[] = [];
     const lastResort: string[] = [];
-    for (const id of drawn) {
-      if (fresh.length >= max) break;
-      const entryPoint = store.entryPoints.get(id);
-      const metadata = entryPoint === undefined ? await store.metadata(id) : undefined;
-      const oldest = entryPoint ?? (metadata === undefined ? undefined : (await liveRoots(store, id, metadata, confirmed)).oldest);
-      if (oldest === undefined || isBelowMaxDepth(oldest, confirmed)) continue;
-      (isLazy(oldest, confirmed) ? lastResort : fresh).push(id);
+    let confirmed: number | undefined;
+    // `max` tips a read (their metadata and the latest milestone together: one round trip to a store across a
+    // network), the next ones only while too few were fresh.
+    for (let start = 0; start < drawn.length && fresh.length < max; start += max) {
+      const batch = drawn.slice(start, start + max);
+      const entryPoints = batch.map((id) => store.entryPoints.get(id));
+      const read = await metadataWithLatest(store, batch.filter((_, i) => entryPoints[i] === undefined));
+      confirmed ??= read.latest?.index ?? 0;
+      let next = 0;
+      for (let i = 0; i < batch.length && fresh.length < max; i++) {
+        const id = batch[i]!;
+        const entryPoint = entryPoints[i];
+        const metadata = entryPoint === undefined ? read.metadata[next++] : undefined;
+        const oldest = entryPoint ?? (metadata === undefined ? undefined : (await liveRoots(store, id, metadata, confirmed)).oldest);
+        if (oldest === undefined || isBelowMaxDepth(oldest, confirmed)) continue;
+        (isLazy(oldest, confirmed) ? lastResort : fresh).push(id);
+      }
     }
     return (fresh.length > 0 ? fresh : lastResort.slice(0, max)).sort();
   }
@@ -326,23 +336,32 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
 
   /**
    * Hornet's solidity rule for a node without gossip: every parent is a stored message or a solid entry point, and none
-   * is below max depth. Returns the cone roots the new message gets from its parents.
+   * is below max depth. Returns the cone roots the new message gets from its parents; with `id`, undefined instead when
+   * a message of that id is stored already (asked in the same read: one round trip to a store across a network).
    */
-  async function coneRootsOf(parents: readonly Uint8Array[]): Promise<ConeRoots> {
+  async function coneRootsOf(parents: readonly Uint8Array[]): Promise<ConeRoots>;
+  async function coneRootsOf(parents: readonly Uint8Array[], id: string | undefined): Promise<ConeRoots | undefined>;
+  async function coneRootsOf(parents: readonly Uint8Array[], id?: string): Promise<ConeRoots | undefined> {
     let oldest = Infinity;
     let youngest = 0;
     const ids = parents.map(toHex);
-    // The reads go out together (a PostgreSQL store answers them in parallel); the entry points are asked once each.
-    const entryPoints = ids.map((id) => store.entryPoints.get(id));
-    const [metadata, latest] = await Promise.all([Promise.all(ids.map((id, i) => (entryPoints[i] !== undefined ? undefined : store.metadata(id)))), store.latestMilestone()]);
+    // The entry points are known without a read; the rest and the latest milestone are read together.
+    const entryPoints = ids.map((parent) => store.entryPoints.get(parent));
+    const asked = ids.filter((_, i) => entryPoints[i] === undefined);
+    if (id !== undefined) asked.push(id);
+    const { metadata, latest } = await metadataWithLatest(store, asked);
+    if (id !== undefined && metadata[asked.length - 1] !== undefined) return undefined;
     const confirmed = latest?.index ?? 0;
+    let next = 0;
     for (let i = 0; i < ids.length; i++) {
       const entryPoint = entryPoints[i];
-      const m = metadata[i];
       let roots: ConeRoots;
       if (entryPoint !== undefined) roots = { oldest: entryPoint, youngest: entryPoint };
-      else if (m === undefined) throw new NodeError("PARENT_NOT_SOLID", `parent ${ids[i]} is unknown to this node`, { path: `parentMessageIds[${i}]` });
-      else roots = standingRoots(m, confirmed) ?? (await liveRoots(store, ids[i]!, m, confirmed));
+      else {
+        const m = metadata[next++];
+        if (m === undefined) throw new NodeError("PARENT_NOT_SOLID", `parent ${ids[i]} is unknown to this node`, { path: `parentMessageIds[${i}]` });
+        roots = standingRoots(m, confirmed) ?? (await liveRoots(store, ids[i]!, m, confirmed));
+      }
       oldest = Math.min(oldest, roots.oldest);
       youngest = Math.max(youngest, roots.youngest);
     }
@@ -380,8 +399,11 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     // the rules that its own first acceptance changed (its inputs are spent now) could refuse it.
     // The id of bytes that already carry their nonce: hashed once here, and kept for the write below.
     const known = mineNonce ? undefined : messageId(bytes);
-    if (known !== undefined && (await store.has(known))) return { messageId: known, message, bytes, stored: false };
-    const coneRoots = checkSolidity ? await coneRootsOf(message.parents) : { oldest: 0, youngest: 0 };
+    // Undefined: stored already (where solidity is checked, asked in the parents' read).
+    let coneRoots: ConeRoots | undefined = { oldest: 0, youngest: 0 };
+    if (checkSolidity) coneRoots = await coneRootsOf(message.parents, known);
+    else if (known !== undefined && (await store.has(known))) coneRoots = undefined;
+    if (coneRoots === undefined) return { messageId: known!, message, bytes, stored: false };
     const mutation = await checkSemantics(message, ledgerOn);
     if (mineNonce) {
       options.admitPow?.();

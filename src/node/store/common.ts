@@ -1,10 +1,10 @@
 // What every storage engine derives the same way from a message or a record: its index keys, genesis output records,
-// and the error of a closed store.
+// the error of a closed store; and the reads the node makes of any store the same way (metadataWithLatest).
 import type { Message } from "../../model/types.js";
 import { decodeMessage } from "../../model/codec.js";
 import { parseOutputId } from "../../model/ids.js";
 import { NodeError } from "../errors.js";
-import { ZERO_MESSAGE_ID, type GenesisOutput, type OutputRecord, type StoredMessage } from "./contract.js";
+import { ZERO_MESSAGE_ID, type GenesisOutput, type MetadataWithLatest, type NodeStore, type OutputRecord, type StoredMessage } from "./contract.js";
 
 /**
  * A stored message read back by its id: its bytes at once, its model decoded on the first read of `message` (and
@@ -64,4 +64,12 @@ export function storeTooNew(where: string, version: number, known: number): Node
 
 export function storeClosed(): NodeError {
   return new NodeError("STORE_UNAVAILABLE", "the store is closed");
+}
+
+/** The metadata of `ids` (in order, undefined where none is stored) and the latest milestone: the store's own
+ * metadataWithLatest where it has one (a single round trip), else its metadata and latestMilestone, asked together. */
+export async function metadataWithLatest(store: NodeStore, ids: readonly string[]): Promise<MetadataWithLatest> {
+  if (store.metadataWithLatest !== undefined) return store.metadataWithLatest(ids);
+  const [metadata, latest] = await Promise.all([Promise.all(ids.map((id) => store.metadata(id))), store.latestMilestone()]);
+  return { metadata, latest };
 }

@@ -254,6 +254,13 @@ export interface StoreOpenResult {
   readonly coordinatorPublicKeys?: readonly string[] | undefined;
 }
 
+/** What metadataWithLatest reads: each id's metadata, in the order asked (undefined where none is stored), and the
+ * latest milestone. */
+export interface MetadataWithLatest {
+  readonly metadata: (MessageMetadata | undefined)[];
+  readonly latest: MilestoneRecord | undefined;
+}
+
 /**
  * The smallest number of milestones pruning may keep: a message may reference a parent confirmed up to
  * BELOW_MAX_DEPTH (15) milestones ago, and 5 more leave room for a milestone issued while a submission is checked.
@@ -282,6 +289,13 @@ export interface NodeStore {
   get(id: string): Promise<StoredMessage | undefined>;
   has(id: string): Promise<boolean>;
   metadata(id: string): Promise<MessageMetadata | undefined>;
+  /**
+   * metadata() of each of `ids` and latestMilestone(), read together: what a submission's checks (is it stored, its
+   * parents' cones, max depth) and tip selection ask. Optional, for a store across a network: PostgreSQL answers in one
+   * statement (one round trip, one snapshot) what were a query each. Without it the node makes the separate calls
+   * (metadataWithLatest in store/common.ts).
+   */
+  metadataWithLatest?(ids: readonly string[]): Promise<MetadataWithLatest>;
   /** Ids of stored messages naming `id` as a parent (at most `max`, oldest first). */
   children(id: string, max: number): Promise<string[]>;
   /** Ids of stored messages whose indexation payload (top level or in a transaction essence) has this index,

@@ -36,6 +36,7 @@ import {
   type LedgerSnapshot,
   type LedgerInclusionState,
   type MessageMetadata,
+  type MetadataWithLatest,
   type MilestoneApplication,
   type MilestoneRecord,
   type NodeStore,
@@ -691,22 +692,29 @@ export class PostgresStore implements NodeStore {
   }
 
   async metadata(id: string): Promise<MessageMetadata | undefined> {
-    const rows = await this.#query<MetadataRow>({
-      name: "chrysalis_metadata",
-      text: "SELECT arrival_time, cone_oldest, cone_youngest, referenced_by, milestone_index, inclusion, conflict_reason FROM chrysalis.messages WHERE id = $1",
-      values: [hexBytes(id, "id", 32)],
+    const rows = await this.#query<MetadataRow>({ name: "chrysalis_metadata", text: `SELECT ${METADATA_COLUMNS} FROM chrysalis.messages WHERE id = $1`, values: [hexBytes(id, "id", 32)] });
+    return rows[0] === undefined ? undefined : metadataOf(rows[0]);
+  }
+
+  // One statement: the rows of the ids that are stored (numbered by their place in the list, from 1), and the latest
+  // milestone as row 0 (its index in milestone_index), all from one snapshot.
+  async metadataWithLatest(ids: readonly string[]): Promise<MetadataWithLatest> {
+    const rows = await this.#query<MetadataRow & { ord: string; message_id: Buffer | null; timestamp: string | null }>({
+      name: "chrysalis_metadata_with_latest",
+      text: `SELECT w.ord, ${METADATA_COLUMNS}, NULL::bytea AS message_id, NULL::bigint AS timestamp
+        FROM unnest($1::bytea[]) WITH ORDINALITY AS w(id, ord) JOIN chrysalis.messages m ON m.id = w.id
+        UNION ALL
+        (SELECT 0, NULL, NULL, NULL, NULL, index, NULL, NULL, message_id, timestamp FROM chrysalis.milestones ORDER BY index DESC LIMIT 1)`,
+      values: [ids.map((id, i) => hexBytes(id, `ids[${i}]`, 32))],
     });
-    const r = rows[0];
-    if (r === undefined) return undefined;
-    return {
-      arrivalTime: num(r.arrival_time),
-      solid: true,
-      coneRoots: { oldest: r.cone_oldest, youngest: r.cone_youngest },
-      ...(r.referenced_by !== null ? { referencedByMilestoneIndex: r.referenced_by } : {}),
-      ...(r.milestone_index !== null ? { milestoneIndex: r.milestone_index } : {}),
-      ...(r.inclusion !== null ? { ledgerInclusionState: INCLUSION[r.inclusion - 1]! } : {}),
-      ...(r.conflict_reason !== null ? { conflictReason: r.conflict_reason } : {}),
-    };
+    const metadata: (MessageMetadata | undefined)[] = ids.map(() => undefined);
+    let latest: MilestoneRecord | undefined;
+    for (const r of rows) {
+      const ord = num(r.ord);
+      if (ord === 0) latest = milestoneOf({ index: r.milestone_index!, message_id: r.message_id!, timestamp: r.timestamp! });
+      else metadata[ord - 1] = metadataOf(r);
+    }
+    return { metadata, latest };
   }
 
   async children(id: string, max: number): Promise<string[]> {
@@ -1262,6 +1270,20 @@ function parentIdsOf(bytes: Buffer): Buffer[] {
 
 function outputOf(r: OutputRow): Output {
   return { type: r.type === 1 ? 1 : 0, address: { type: 0, address: new Uint8Array(r.address) }, amount: num(r.amount) };
+}
+
+const METADATA_COLUMNS = "arrival_time, cone_oldest, cone_youngest, referenced_by, milestone_index, inclusion, conflict_reason";
+
+function metadataOf(r: MetadataRow): MessageMetadata {
+  return {
+    arrivalTime: num(r.arrival_time),
+    solid: true,
+    coneRoots: { oldest: r.cone_oldest, youngest: r.cone_youngest },
+    ...(r.referenced_by !== null ? { referencedByMilestoneIndex: r.referenced_by } : {}),
+    ...(r.milestone_index !== null ? { milestoneIndex: r.milestone_index } : {}),
+    ...(r.inclusion !== null ? { ledgerInclusionState: INCLUSION[r.inclusion - 1]! } : {}),
+    ...(r.conflict_reason !== null ? { conflictReason: r.conflict_reason } : {}),
+  };
 }
 
 function milestoneOf(r: MilestoneRow): MilestoneRecord {
