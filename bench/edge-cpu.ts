@@ -12,7 +12,7 @@
 // oldest, which later rounds of a long run pay for).
 //
 // With CHRYSALIS_BASELINE=<dist directory of another build> (bench/build-baseline.sh), that build's serve runs on LMDB
-// beside ours in every round, so each case is measured before and after a change in one run.
+// and on PostgreSQL beside ours in every round, so each case is measured before and after a change in one run.
 //
 // CHRYSALIS_EDGE_PROFILE=<dir> runs each serve under `node --cpu-prof` and writes the profiles there;
 // CHRYSALIS_EDGE_CPU_CASES=login,raw read (a list) and CHRYSALIS_EDGE_CPU_STORES=lmdb,memory,postgres measure only those;
@@ -386,10 +386,13 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
   const nodes: NodeUnderTest[] = [];
   try {
     if (wanted(STORES, "lmdb")) nodes.push(await startNodes("lmdb", async () => lmdbStorage(), files, identities[0]!, profileDir));
-    // The build before a change, on the same store engine, measured in the same rounds.
+    // The build before a change, on the same store engines, measured in the same rounds.
     if (baselineDir !== undefined && baselineDir !== "" && wanted(STORES, "lmdb")) nodes.push(await startNodes("lmdb, before", async () => lmdbStorage(), files, identities[0]!, profileDir, join(baselineDir, "cli/main.js")));
     if (wanted(STORES, "memory")) nodes.push({ ...(await startNodes("memory", async () => memoryStorage(), files, identities[0]!, profileDir)), cases: MEMORY_CASES });
     if (serverUrl !== undefined && wanted(STORES, "postgres")) nodes.push(await startNodes("postgres", () => postgresStorage(serverUrl), files, identities[0]!, profileDir));
+    if (baselineDir !== undefined && baselineDir !== "" && serverUrl !== undefined && wanted(STORES, "postgres")) {
+      nodes.push(await startNodes("postgres, before", () => postgresStorage(serverUrl), files, identities[0]!, profileDir, join(baselineDir, "cli/main.js")));
+    }
     const cases = new Map<string, CpuCase>();
     const helloMicros: number[] = [];
     const verifyMultiples: number[] = [];
