@@ -165,15 +165,52 @@ describe("the node's own rules", () => {
     const node = createNode({ network: NETWORK, minPoWScore: 1, store: new MemoryStore({ maxMessages: 2 }), pow: { workers: 1 } });
     try {
       const parent = await node.submitMessage({ parentMessageIds: [ZERO_MESSAGE_ID], payload: { type: 2, index: "70", data: "" } });
-      const child = await node.submitMessage({ parentMessageIds: [parent.messageId], payload: { type: 2, index: "63", data: "" } });
+      // Beside an entry point (the zero id, which is not read): the parent's answer is the second of the read.
+      const child = await node.submitMessage({ parentMessageIds: [ZERO_MESSAGE_ID, parent.messageId], payload: { type: 2, index: "63", data: "" } });
       await node.submitMessage({ parentMessageIds: [ZERO_MESSAGE_ID], payload: { type: 2, index: "6e", data: "" } });
       expect(await node.store.has(parent.messageId)).toBe(false);
       expect(await node.submitMessage(child.bytes)).toMatchObject({ messageId: child.messageId, stored: false });
-      // A message not stored on that parent is refused as not solid.
+      // A message not stored on that parent is refused as not solid, the path naming the parent.
+      await rejects(node.submitMessage({ parentMessageIds: [ZERO_MESSAGE_ID, parent.messageId], payload: { type: 2, index: "6f", data: "" } }), "PARENT_NOT_SOLID", "parentMessageIds[1]");
       await rejects(node.submitMessage({ parentMessageIds: [parent.messageId], payload: { type: 2, index: "6f", data: "" } }), "PARENT_NOT_SOLID", "parentMessageIds[0]");
     } finally {
       await node.close();
     }
+  });
+
+  it("tip selection passes over tips below max depth, prefers fresh ones to lazy ones, reads on past a batch, and counts entry points", async () => {
+    // A store whose tips and their metadata are set here: confirmed milestone 100, so an oldest root below 85 is below
+    // max depth and one below 87 lazy. The tips are drawn in this order; the node reads them `max` at a time.
+    const tip = (n: number): string => n.toString(16).padStart(64, "0");
+    const entryPoint = tip(0xe0);
+    const roots = new Map<string, number>([[tip(1), 80], [tip(2), 84], [tip(3), 86], [tip(4), 99], [tip(5), 90], [tip(6), 70], [tip(7), 86]]);
+    const storeWith = (order: string[]): MemoryStore =>
+      new Proxy(new MemoryStore(), {
+        get(target, property) {
+          if (property === "entryPoints") return new Map([[entryPoint, 99]]);
+          if (property === "tips") return async (max: number) => order.slice(0, max);
+          if (property === "latestMilestone") return async () => ({ index: 100, messageId: tip(0xff), timestamp: 0 });
+          if (property === "metadata") return async (id: string) => (roots.has(id) ? { arrivalTime: 0, solid: true, coneRoots: { oldest: roots.get(id)!, youngest: roots.get(id)! } } : undefined);
+          const value = Reflect.get(target, property, target) as unknown;
+          return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+    const pick = async (order: string[], max: number): Promise<string[]> => {
+      const node = createNode({ network: NETWORK, minPoWScore: 1, store: storeWith(order), pow: false });
+      try {
+        return await node.tips(max);
+      } finally {
+        await node.close();
+      }
+    };
+    // Batch 1: two below max depth; batch 2: the entry point (of milestone 99: fresh) and a lazy one; batch 3: a fresh
+    // one, which fills the two.
+    expect(await pick([tip(1), tip(2), entryPoint, tip(3), tip(4), tip(5), tip(6), tip(7)], 2)).toEqual([entryPoint, tip(4)].sort());
+    // An entry point and a stored tip in one batch: only the stored one is read, and it is judged by its own roots.
+    expect(await pick([entryPoint, tip(4)], 2)).toEqual([entryPoint, tip(4)].sort());
+    // Nothing fresh: the lazy ones, never those below max depth; an unknown tip is passed over.
+    expect(await pick([tip(1), tip(3), tip(0xab), tip(6), tip(7), tip(2)], 2)).toEqual([tip(3), tip(7)]);
+    expect(await pick([tip(1), tip(6), tip(2)], 2)).toEqual([]);
   });
 
   it("nothing was stored by any of these, and each was counted as rejected", async () => {
