@@ -296,24 +296,34 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     const fresh: string[] = [];
     const lastResort: string[] = [];
     let confirmed: number | undefined;
-    // `max` tips a read (their metadata and the latest milestone together: one round trip to a store across a
-    // network), the next ones only while too few were fresh.
+    // `max` tips a read, the next ones only while too few were fresh.
     for (let start = 0; start < drawn.length && fresh.length < max; start += max) {
       const batch = drawn.slice(start, start + max);
-      const entryPoints = batch.map((id) => store.entryPoints.get(id));
-      const read = await metadataWithLatest(store, batch.filter((_, i) => entryPoints[i] === undefined));
-      confirmed ??= read.latest?.index ?? 0;
-      let next = 0;
+      const read = await readMessages(batch);
+      confirmed ??= read.confirmed;
       for (let i = 0; i < batch.length && fresh.length < max; i++) {
-        const id = batch[i]!;
-        const entryPoint = entryPoints[i];
-        const metadata = entryPoint === undefined ? read.metadata[next++] : undefined;
-        const oldest = entryPoint ?? (metadata === undefined ? undefined : (await liveRoots(store, id, metadata, confirmed)).oldest);
+        const metadata = read.metadata[i];
+        const oldest = read.entryPoints[i] ?? (metadata === undefined ? undefined : (await liveRoots(store, batch[i]!, metadata, confirmed)).oldest);
         if (oldest === undefined || isBelowMaxDepth(oldest, confirmed)) continue;
-        (isLazy(oldest, confirmed) ? lastResort : fresh).push(id);
+        (isLazy(oldest, confirmed) ? lastResort : fresh).push(batch[i]!);
       }
     }
     return (fresh.length > 0 ? fresh : lastResort.slice(0, max)).sort();
+  }
+
+  /**
+   * What solidity and tip selection know of `ids`, each at its place: its milestone index if it is a solid entry point
+   * (known without a read), else its stored metadata (undefined: neither); with `also`, its metadata besides; and the
+   * confirmed milestone index. The reads are one (metadataWithLatest: one round trip to a store across a network).
+   */
+  async function readMessages(ids: readonly string[], also?: string): Promise<{ entryPoints: (number | undefined)[]; metadata: (MessageMetadata | undefined)[]; also: MessageMetadata | undefined; confirmed: number }> {
+    const entryPoints = ids.map((id) => store.entryPoints.get(id));
+    const asked = ids.filter((_, i) => entryPoints[i] === undefined);
+    if (also !== undefined) asked.push(also);
+    const read = await metadataWithLatest(store, asked);
+    let next = 0;
+    const metadata = entryPoints.map((entryPoint) => (entryPoint === undefined ? read.metadata[next++] : undefined));
+    return { entryPoints, metadata, also: also === undefined ? undefined : read.metadata[next], confirmed: read.latest?.index ?? 0 };
   }
 
   function checkNetwork(id: bigint): void {
@@ -345,23 +355,16 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     let oldest = Infinity;
     let youngest = 0;
     const ids = parents.map(toHex);
-    // The entry points are known without a read; the rest and the latest milestone are read together.
-    const entryPoints = ids.map((parent) => store.entryPoints.get(parent));
-    const asked = ids.filter((_, i) => entryPoints[i] === undefined);
-    if (id !== undefined) asked.push(id);
-    const { metadata, latest } = await metadataWithLatest(store, asked);
-    if (id !== undefined && metadata[asked.length - 1] !== undefined) return undefined;
-    const confirmed = latest?.index ?? 0;
-    let next = 0;
+    const read = await readMessages(ids, id);
+    if (read.also !== undefined) return undefined;
+    const confirmed = read.confirmed;
     for (let i = 0; i < ids.length; i++) {
-      const entryPoint = entryPoints[i];
+      const entryPoint = read.entryPoints[i];
+      const m = read.metadata[i];
       let roots: ConeRoots;
       if (entryPoint !== undefined) roots = { oldest: entryPoint, youngest: entryPoint };
-      else {
-        const m = metadata[next++];
-        if (m === undefined) throw new NodeError("PARENT_NOT_SOLID", `parent ${ids[i]} is unknown to this node`, { path: `parentMessageIds[${i}]` });
-        roots = standingRoots(m, confirmed) ?? (await liveRoots(store, ids[i]!, m, confirmed));
-      }
+      else if (m === undefined) throw new NodeError("PARENT_NOT_SOLID", `parent ${ids[i]} is unknown to this node`, { path: `parentMessageIds[${i}]` });
+      else roots = standingRoots(m, confirmed) ?? (await liveRoots(store, ids[i]!, m, confirmed));
       oldest = Math.min(oldest, roots.oldest);
       youngest = Math.max(youngest, roots.youngest);
     }
