@@ -151,7 +151,7 @@ describe("the libsodium fast path is sound: whatever libsodium accepts, OpenSSL 
 });
 
 describe("under the strict rules a libsodium refusal is final only where OpenSSL refuses too", () => {
-  const { p, n } = Point.CURVE();
+  const { p } = Point.CURVE();
 
   it("the small-order encodings are the 5 y of the 8 points of order dividing 8, and p and p + 1 (the y ≥ p that decode to them)", () => {
     const found = smallOrderEncodings();
@@ -164,7 +164,7 @@ describe("under the strict rules a libsodium refusal is final only where OpenSSL
       } catch {
         continue;
       }
-      const t = point.multiplyUnsafe(n - 1n).add(point);
+      const t = point.multiplyUnsafe(order - 1n).add(point);
       for (let k = 0, q = Point.ZERO; k < 8; k++, q = q.add(t)) torsion.set(q.toHex(), q);
     }
     expect(torsion.size).toBe(8);
