@@ -157,4 +157,24 @@ describe("accepts in flight together leave what the same accepts one by one leav
     expect(results.filter((r, i) => r && calls[i] !== "shared")).toHaveLength(32);
     expect(await Promise.all(["shared", "own 1", "own 47"].map((nonce) => store.redeemNonce(nonce, now + 60_000)))).toEqual([false, false, false]);
   });
+
+  it("nonces redeemed one an event turn while earlier ones commit (grouped commits): each once, and still after reopening", async () => {
+    const store = await lmdb(1000);
+    const now = Date.now();
+    const calls = Array.from({ length: 60 }, (_, i) => (i % 4 === 3 ? `nonce ${i - 2}` : `nonce ${i}`));
+    const pending: Promise<boolean>[] = [];
+    for (const nonce of calls) {
+      pending.push(store.redeemNonce(nonce, now + 60_000));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const results = await Promise.all(pending);
+    const distinct = new Set(calls);
+    for (const nonce of distinct) expect(results.filter((r, i) => r && calls[i] === nonce)).toHaveLength(1);
+    expect(results.filter((r) => r)).toHaveLength(distinct.size);
+    await store.close();
+    const again = new LmdbStore({ path: store.path });
+    stores.push(again);
+    await again.open({ network: NETWORK });
+    expect(await Promise.all([...distinct].map((nonce) => again.redeemNonce(nonce, now + 60_000)))).toEqual([...distinct].map(() => false));
+  });
 });

@@ -43,6 +43,7 @@ import { decodeMessage } from "../../model/codec.js";
 import type { Message } from "../../model/types.js";
 import { NodeError } from "../errors.js";
 import { addBalance, balanceDeltas, checkLedgerState, EMPTY_BALANCE, isDustOutput, type BalanceDelta, type LedgerOutput } from "../ledger.js";
+import { CommitGroups } from "./commit-groups.js";
 import { indexesOf, OUTPUTS_PER_SEQ, reason, storeClosed, storedMessage, storeTooNew } from "./common.js";
 import {
   STORE_SCHEMA_VERSION,
@@ -245,6 +246,8 @@ export class LmdbStore implements NodeStore {
   #compacting = false;
   /** Writes in flight, so compact() can wait for them before it copies. */
   readonly #writes = new Set<Promise<unknown>>();
+  /** Nonce redemptions wait for the one in flight and are committed together (see CommitGroups). */
+  readonly #redemptions = new CommitGroups();
   /** The older schema version of a store openExisting opened for revocations only (it migrates nothing). */
   #olderSchema: number | undefined;
   /** The latest milestone record found last, with its key and the next index's (see latestMilestone). */
@@ -566,9 +569,9 @@ export class LmdbStore implements NodeStore {
    * the first write has written nothing, and a write that fails inside LMDB marks the whole transaction failed (LMDB
    * sets MDB_TXN_ERROR), so the batch's commit fails and none of it lands; the body can throw nowhere else.
    */
-  #writeFlat<T>(body: () => T): Promise<T> {
+  #writeFlat<T>(body: () => T, groups?: CommitGroups): Promise<T> {
     const db = this.#read();
-    return this.#settle(db.transaction(body));
+    return this.#settle(groups === undefined ? db.transaction(body) : groups.run(() => db.transaction(body)));
   }
 
   /** Awaits a write (tracked for compact()); a failure other than a rule's is STORE_UNAVAILABLE (see #write). */
@@ -912,13 +915,13 @@ export class LmdbStore implements NodeStore {
   async redeemNonce(nonce: string, expiresAt: number): Promise<boolean> {
     this.#read();
     const k = hashedText(NONCE, nonce);
-    // One read, then one put (see #writeFlat).
+    // One read, then one put (see #writeFlat), committed with the redemptions that arrive meanwhile (CommitGroups).
     return this.#writeFlat(() => {
       const db = this.#db!;
       if (db.doesExist(k)) return false;
       db.putSync(k, f64(expiresAt));
       return true;
-    });
+    }, this.#redemptions);
   }
 
   // Revocations are the same record in every schema: the two are allowed on a store openExisting opened for them.

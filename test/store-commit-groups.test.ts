@@ -1,0 +1,104 @@
+// Group commit (src/node/store/commit-groups.ts): a write starts at once when no group is in flight; the writes that
+// arrive while one is wait and start together when it settles, whatever way it settled; each caller gets its own
+// write's outcome. The writes here are promises the test settles by hand, so every step is seen in order; the LMDB
+// store's redemptions through it are tested in store-lmdb-writes.test.ts and store-contract.test.ts.
+import { describe, expect, it } from "vitest";
+import { CommitGroups } from "../src/node/store/commit-groups.js";
+
+interface Write {
+  started: boolean;
+  resolve(value: string): void;
+  reject(error: Error): void;
+  start(): Promise<string>;
+}
+
+function write(): Write {
+  const w = { started: false } as Write;
+  const settled = new Promise<string>((resolve, reject) => {
+    w.resolve = resolve;
+    w.reject = reject;
+  });
+  w.start = () => {
+    w.started = true;
+    return settled;
+  };
+  return w;
+}
+
+/** Lets every settled promise's reactions run. */
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe("CommitGroups", () => {
+  it("starts a write at once when nothing is in flight, and again once everything settled", async () => {
+    const groups = new CommitGroups();
+    const a = write();
+    const pa = groups.run(() => a.start());
+    expect(a.started).toBe(true);
+    a.resolve("a");
+    expect(await pa).toBe("a");
+    await turn();
+    const b = write();
+    const pb = groups.run(() => b.start());
+    expect(b.started).toBe(true);
+    b.resolve("b");
+    expect(await pb).toBe("b");
+  });
+
+  it("holds the writes that arrive while one is in flight, then starts them together as the next group", async () => {
+    const groups = new CommitGroups();
+    const [a, b, c, d] = [write(), write(), write(), write()];
+    const pa = groups.run(() => a.start());
+    const pb = groups.run(() => b.start());
+    await turn();
+    const pc = groups.run(() => c.start());
+    await turn();
+    expect([a.started, b.started, c.started]).toEqual([true, false, false]);
+    a.resolve("a");
+    await turn();
+    // b and c started together, before either settled; d, arriving now, waits for both.
+    expect([b.started, c.started]).toEqual([true, true]);
+    const pd = groups.run(() => d.start());
+    c.resolve("c");
+    await turn();
+    expect(d.started).toBe(false);
+    b.resolve("b");
+    await turn();
+    expect(d.started).toBe(true);
+    d.resolve("d");
+    expect(await Promise.all([pa, pb, pc, pd])).toEqual(["a", "b", "c", "d"]);
+  });
+
+  it("a failed write fails its caller only, and the writes held behind it still start", async () => {
+    const groups = new CommitGroups();
+    const [a, b] = [write(), write()];
+    const pa = groups.run(() => a.start());
+    const pb = groups.run(() => b.start());
+    a.reject(new Error("disk full"));
+    await expect(pa).rejects.toThrow("disk full");
+    await turn();
+    expect(b.started).toBe(true);
+    b.resolve("b");
+    expect(await pb).toBe("b");
+  });
+
+  it("a write that throws as it starts rejects its caller and neither stops its group nor leaves the groups stuck", async () => {
+    const groups = new CommitGroups();
+    const [a, c, d] = [write(), write(), write()];
+    const pa = groups.run(() => a.start());
+    const pb = groups.run(() => {
+      throw new Error("store closed");
+    });
+    const pc = groups.run(() => c.start());
+    a.resolve("a");
+    await expect(pb).rejects.toThrow("store closed");
+    await turn();
+    expect(c.started).toBe(true);
+    c.resolve("c");
+    expect(await Promise.all([pa, pc])).toEqual(["a", "c"]);
+    await turn();
+    const pd = groups.run(() => d.start());
+    expect(d.started).toBe(true);
+    d.resolve("d");
+    expect(await pd).toBe("d");
+  });
+});
