@@ -3,7 +3,8 @@
 // ordered so that every lookup is a point read or a range scan. Reads are synchronous on LMDB's memory map; each write
 // is all or nothing inside the LMDB transaction lmdb-js batches the writes in flight into (a nested transaction, or,
 // for the hot ones, accept and redeemNonce, every check before the first write: see #writeFlat), committed with fsync
-// before its promise resolves. Several processes on one machine may open the same directory (LMDB's own locking).
+// before its promise resolves; nonce redemptions that arrive while one commits wait and are committed together
+// (CommitGroups). Several processes on one machine may open the same directory (LMDB's own locking).
 //
 // Key layout, schema version 3 (ids are raw bytes, seq numbers big-endian u64 so key order is arrival order):
 //   00 name                          meta: schema version, network, ledger flag, next seq, tip count, pruning index
