@@ -4,7 +4,7 @@
 // Why (measured in README, "Server CPU per operation"): an LMDB commit pays two flushes (the data pages' fdatasync and
 // the meta page's synchronous write) and a hand-off between the main thread and lmdb-js's writer, whatever it holds.
 // A nonce redemption is one small put: under a login load lmdb-js committed 3 or 4 of them a commit, so the commit's
-// fixed price was most of a login's store cost. Waiting for the commit in flight, they go 9 or more a commit.
+// fixed price was most of a login's store cost. Waiting for the commit in flight, they went about 9 a commit.
 // A write still resolves only once its own commit is durable; none waits while nothing is in flight, so a lone write is
 // not delayed. Message writes do not go through here: their commits are already large (their pages are most of the
 // price), and the wait would only add a turn to each.
