@@ -479,6 +479,17 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         expect(results.filter(Boolean)).toHaveLength(1);
       });
 
+      it("redemptions made while another is being written: each nonce once, by its first caller, the repeats refused", async () => {
+        const { store } = await fresh();
+        const now = Date.now();
+        const inFlight = store.redeemNonce("in flight", now + 60_000);
+        const calls = ["x", "y", "x", "in flight", "z", "y", "x"];
+        const results = await Promise.all(calls.map((nonce) => store.redeemNonce(nonce, now + 60_000)));
+        expect(await inFlight).toBe(true);
+        expect(results).toEqual([true, true, false, false, true, false, false]);
+        expect(await Promise.all(["x", "y", "z"].map((nonce) => store.redeemNonce(nonce, now + 60_000)))).toEqual([false, false, false]);
+      });
+
       it("sweep forgets expired nonces and revocations and keeps live ones; a revocation keeps its latest expiry", async () => {
         const { store } = await fresh();
         const now = 1_000_000;

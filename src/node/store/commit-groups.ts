@@ -1,48 +1,85 @@
-// Group commit for small writes whose commit costs more than the write: while one group's commit is in flight, the
-// writes that arrive wait, and start together the moment it settles, so that they share the next commit.
+// Group commit for small writes whose commit costs more than the write: while one group is being written, the writes
+// that arrive wait, and go together the moment it settles, so that they share the next commit (LMDB) or the next
+// statement (PostgreSQL).
 //
-// Why (measured in README, "Server CPU per operation"): an LMDB commit pays two flushes (the data pages' fdatasync and
-// the meta page's synchronous write) and a hand-off between the main thread and lmdb-js's writer, whatever it holds.
-// A nonce redemption is one small put: under a login load lmdb-js committed 3 or 4 of them a commit, so the commit's
-// fixed price was most of a login's store cost. Waiting for the commit in flight, they went about 9 a commit.
-// A write still resolves only once its own commit is durable; none waits while nothing is in flight, so a lone write is
+// Why (measured in README, "Server CPU per operation"): a nonce redemption is one small row. On LMDB a commit pays two
+// flushes (the data pages' fdatasync and the meta page's synchronous write) and a hand-off between the main thread and
+// lmdb-js's writer, whatever it holds: under a login load lmdb-js committed 3 or 4 redemptions a commit, so the
+// commit's fixed price was most of a login's store cost; waiting for the commit in flight, they went about 9 a commit.
+// On PostgreSQL each statement costs the node a round trip (about what a whole raw read costs it): the redemptions
+// that wait go as one INSERT.
+// A write still resolves only once its own group is durable; none waits while nothing is in flight, so a lone write is
 // not delayed. Message writes do not go through here: their commits are already large (their pages are most of the
 // price), and the wait would only add a turn to each.
 //
 // Bounded: a waiting write is a request in flight, which the edge's limits bound.
-export class CommitGroups {
+
+/** Writes a group: one outcome per item, in the items' order. A rejection fails every item of the group. */
+export type GroupWriter<A, R> = (items: readonly A[]) => Promise<readonly PromiseSettledResult<R>[]>;
+
+interface Waiting<A, R> {
+  readonly item: A;
+  resolve(value: R): void;
+  reject(error: unknown): void;
+}
+
+export class CommitGroups<A, R> {
+  readonly #write: GroupWriter<A, R>;
   #inFlight = false;
-  #waiting: Array<() => Promise<unknown>> = [];
+  #waiting: Waiting<A, R>[] = [];
 
-  /** Starts `write` now if no group is in flight, or with the next group; resolves or rejects as its promise does. */
-  run<T>(write: () => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const start = (): Promise<unknown> => {
-        let pending: Promise<T>;
-        try {
-          pending = write();
-        } catch (error) {
-          reject(error);
-          return Promise.resolve();
-        }
-        pending.then(resolve, reject);
-        return pending;
-      };
-      if (this.#inFlight) this.#waiting.push(start);
-      else this.#launch([start]);
+  constructor(write: GroupWriter<A, R>) {
+    this.#write = write;
+  }
+
+  /** Writes `item` now if no group is in flight, or with the next group; resolves or rejects with its own outcome. */
+  run(item: A): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      const waiting = { item, resolve, reject };
+      if (this.#inFlight) this.#waiting.push(waiting);
+      else this.#launch([waiting]);
     });
   }
 
-  #launch(group: ReadonlyArray<() => Promise<unknown>>): void {
+  #launch(group: readonly Waiting<A, R>[]): void {
     this.#inFlight = true;
-    void Promise.allSettled(group.map((start) => start())).then(() => {
-      const next = this.#waiting;
-      if (next.length === 0) {
-        this.#inFlight = false;
-        return;
-      }
-      this.#waiting = [];
-      this.#launch(next);
-    });
+    let written: Promise<readonly PromiseSettledResult<R>[]>;
+    try {
+      written = this.#write(group.map((w) => w.item));
+    } catch (error) {
+      written = Promise.reject(error);
+    }
+    void written
+      .then(
+        (outcomes) =>
+          group.forEach((w, i) => {
+            const outcome = outcomes[i];
+            if (outcome?.status === "fulfilled") w.resolve(outcome.value);
+            else w.reject(outcome === undefined ? new Error("the group writer gave no outcome for this item") : outcome.reason);
+          }),
+        (error: unknown) => group.forEach((w) => w.reject(error)),
+      )
+      .then(() => {
+        const next = this.#waiting;
+        if (next.length === 0) {
+          this.#inFlight = false;
+          return;
+        }
+        this.#waiting = [];
+        this.#launch(next);
+      });
   }
+}
+
+/** A group writer that starts each item's own write (lmdb-js gathers the writes started together into one commit). */
+export function eachOnItsOwn<R>(starts: readonly (() => Promise<R>)[]): Promise<PromiseSettledResult<R>[]> {
+  return Promise.allSettled(
+    starts.map((start) => {
+      try {
+        return start();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }),
+  );
 }

@@ -44,7 +44,7 @@ import { decodeMessage } from "../../model/codec.js";
 import type { Message } from "../../model/types.js";
 import { NodeError } from "../errors.js";
 import { addBalance, balanceDeltas, checkLedgerState, EMPTY_BALANCE, isDustOutput, type BalanceDelta, type LedgerOutput } from "../ledger.js";
-import { CommitGroups } from "./commit-groups.js";
+import { CommitGroups, eachOnItsOwn } from "./commit-groups.js";
 import { indexesOf, OUTPUTS_PER_SEQ, reason, storeClosed, storedMessage, storeTooNew } from "./common.js";
 import {
   STORE_SCHEMA_VERSION,
@@ -248,7 +248,7 @@ export class LmdbStore implements NodeStore {
   /** Writes in flight, so compact() can wait for them before it copies. */
   readonly #writes = new Set<Promise<unknown>>();
   /** Nonce redemptions wait for the one in flight and are committed together (see CommitGroups). */
-  readonly #redemptions = new CommitGroups();
+  readonly #redemptions = new CommitGroups<() => Promise<boolean>, boolean>(eachOnItsOwn);
   /** The older schema version of a store openExisting opened for revocations only (it migrates nothing). */
   #olderSchema: number | undefined;
   /** The latest milestone record found last, with its key and the next index's (see latestMilestone). */
@@ -570,7 +570,7 @@ export class LmdbStore implements NodeStore {
    * the first write has written nothing, and a write that fails inside LMDB marks the whole transaction failed (LMDB
    * sets MDB_TXN_ERROR), so the batch's commit fails and none of it lands; the body can throw nowhere else.
    */
-  #writeFlat<T>(body: () => T, groups?: CommitGroups): Promise<T> {
+  #writeFlat<T>(body: () => T, groups?: CommitGroups<() => Promise<T>, T>): Promise<T> {
     const db = this.#read();
     return this.#settle(groups === undefined ? db.transaction(body) : groups.run(() => db.transaction(body)));
   }

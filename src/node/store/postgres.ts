@@ -24,6 +24,7 @@ import { messageId } from "../../model/ids.js";
 import { NodeError } from "../errors.js";
 import { balanceDeltas, checkLedgerState, EMPTY_BALANCE, type BalanceDelta, type LedgerOutput } from "../ledger.js";
 import type { Output } from "../../model/types.js";
+import { CommitGroups } from "./commit-groups.js";
 import { indexesOf, OUTPUTS_PER_SEQ, reason, storeClosed, storedMessage, storeTooNew } from "./common.js";
 import {
   ZERO_MESSAGE_ID,
@@ -831,13 +832,21 @@ export class PostgresStore implements NodeStore {
   // Prove-ownership and JWT state
 
   async redeemNonce(nonce: string, expiresAt: number): Promise<boolean> {
-    const rows = await this.#query({
-      name: "chrysalis_redeem_nonce",
-      text: "INSERT INTO chrysalis.redeemed_nonces (nonce, expires_at) VALUES ($1, $2) ON CONFLICT (nonce) DO NOTHING RETURNING 1",
-      values: [nonce, expiresAt],
-    });
-    return rows.length === 1;
+    return this.#redemptions.run({ nonce, expiresAt });
   }
+
+  /** Nonce redemptions that arrive while others are being written go together, as one statement (see CommitGroups). */
+  readonly #redemptions = new CommitGroups<{ readonly nonce: string; readonly expiresAt: number }, boolean>(async (items) => {
+    const rows = await this.#query<{ nonce: string }>({
+      name: "chrysalis_redeem_nonces",
+      text: `INSERT INTO chrysalis.redeemed_nonces (nonce, expires_at) SELECT * FROM unnest($1::text[], $2::float8[])
+             ON CONFLICT (nonce) DO NOTHING RETURNING nonce`,
+      values: [items.map((i) => i.nonce), items.map((i) => i.expiresAt)],
+    });
+    // A nonce listed twice in one group is inserted once: redeemed by its first listing only.
+    const inserted = new Set(rows.map((r) => r.nonce));
+    return items.map((i) => ({ status: "fulfilled", value: inserted.delete(i.nonce) }) as const);
+  });
 
   async revokeToken(jti: string, expiresAt: number): Promise<void> {
     await this.#query({
