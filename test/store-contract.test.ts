@@ -490,6 +490,20 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         expect(await Promise.all(["x", "y", "z"].map((nonce) => store.redeemNonce(nonce, now + 60_000)))).toEqual([false, false, false]);
       });
 
+      it("revocation checks made together, some while another is read: each answered for its own id, a revocation seen at once", async () => {
+        const { store } = await fresh();
+        const now = Date.now();
+        await store.revokeToken("jti-a", now + 60_000);
+        await store.revokeToken("jti-c", now + 60_000);
+        const first = store.isTokenRevoked("jti-b");
+        const ids = ["jti-a", "jti-b", "jti-c", "jti-a", "jti-d", "jti-c", "jti-b", "jti-e", "jti-f", "jti-g", "jti-h", "jti-a"];
+        const answers = await Promise.all(ids.map((jti) => store.isTokenRevoked(jti)));
+        expect(await first).toBe(false);
+        expect(answers).toEqual(ids.map((jti) => jti === "jti-a" || jti === "jti-c"));
+        await store.revokeToken("jti-b", now + 60_000);
+        expect(await Promise.all(["jti-b", "jti-d", "jti-b"].map((jti) => store.isTokenRevoked(jti)))).toEqual([true, false, true]);
+      });
+
       it("sweep forgets expired nonces and revocations and keeps live ones; a revocation keeps its latest expiry", async () => {
         const { store } = await fresh();
         const now = 1_000_000;

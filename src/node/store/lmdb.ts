@@ -4,7 +4,7 @@
 // is all or nothing inside the LMDB transaction lmdb-js batches the writes in flight into (a nested transaction, or,
 // for the hot ones, accept and redeemNonce, every check before the first write: see #writeFlat), committed with fsync
 // before its promise resolves; nonce redemptions that arrive while one commits wait and are committed together
-// (CommitGroups). Several processes on one machine may open the same directory (LMDB's own locking).
+// (Grouped). Several processes on one machine may open the same directory (LMDB's own locking).
 //
 // Key layout, schema version 3 (ids are raw bytes, seq numbers big-endian u64 so key order is arrival order):
 //   00 name                          meta: schema version, network, ledger flag, next seq, tip count, pruning index
@@ -44,7 +44,7 @@ import { decodeMessage } from "../../model/codec.js";
 import type { Message } from "../../model/types.js";
 import { NodeError } from "../errors.js";
 import { addBalance, balanceDeltas, checkLedgerState, EMPTY_BALANCE, isDustOutput, type BalanceDelta, type LedgerOutput } from "../ledger.js";
-import { CommitGroups, eachOnItsOwn } from "./commit-groups.js";
+import { Grouped, eachOnItsOwn } from "./grouped.js";
 import { indexesOf, OUTPUTS_PER_SEQ, reason, storeClosed, storedMessage, storeTooNew } from "./common.js";
 import {
   STORE_SCHEMA_VERSION,
@@ -247,8 +247,8 @@ export class LmdbStore implements NodeStore {
   #compacting = false;
   /** Writes in flight, so compact() can wait for them before it copies. */
   readonly #writes = new Set<Promise<unknown>>();
-  /** Nonce redemptions wait for the one in flight and are committed together (see CommitGroups). */
-  readonly #redemptions = new CommitGroups<() => Promise<boolean>, boolean>(eachOnItsOwn);
+  /** Nonce redemptions wait for the one in flight and are committed together (see Grouped). */
+  readonly #redemptions = new Grouped<() => Promise<boolean>, boolean>(eachOnItsOwn);
   /** The older schema version of a store openExisting opened for revocations only (it migrates nothing). */
   #olderSchema: number | undefined;
   /** The latest milestone record found last, with its key and the next index's (see latestMilestone). */
@@ -570,7 +570,7 @@ export class LmdbStore implements NodeStore {
    * the first write has written nothing, and a write that fails inside LMDB marks the whole transaction failed (LMDB
    * sets MDB_TXN_ERROR), so the batch's commit fails and none of it lands; the body can throw nowhere else.
    */
-  #writeFlat<T>(body: () => T, groups?: CommitGroups<() => Promise<T>, T>): Promise<T> {
+  #writeFlat<T>(body: () => T, groups?: Grouped<() => Promise<T>, T>): Promise<T> {
     const db = this.#read();
     return this.#settle(groups === undefined ? db.transaction(body) : groups.run(() => db.transaction(body)));
   }
@@ -916,7 +916,7 @@ export class LmdbStore implements NodeStore {
   async redeemNonce(nonce: string, expiresAt: number): Promise<boolean> {
     this.#read();
     const k = hashedText(NONCE, nonce);
-    // One read, then one put (see #writeFlat), committed with the redemptions that arrive meanwhile (CommitGroups).
+    // One read, then one put (see #writeFlat), committed with the redemptions that arrive meanwhile (Grouped).
     return this.#writeFlat(() => {
       const db = this.#db!;
       if (db.doesExist(k)) return false;

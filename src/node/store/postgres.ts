@@ -24,7 +24,7 @@ import { messageId } from "../../model/ids.js";
 import { NodeError } from "../errors.js";
 import { balanceDeltas, checkLedgerState, EMPTY_BALANCE, type BalanceDelta, type LedgerOutput } from "../ledger.js";
 import type { Output } from "../../model/types.js";
-import { CommitGroups } from "./commit-groups.js";
+import { Grouped } from "./grouped.js";
 import { indexesOf, OUTPUTS_PER_SEQ, reason, storeClosed, storedMessage, storeTooNew } from "./common.js";
 import {
   ZERO_MESSAGE_ID,
@@ -703,8 +703,7 @@ export class PostgresStore implements NodeStore {
   // so a shorter list made every custom plan look cheaper and the statement was planned again at each execution
   // (pg_prepared_statements: custom plans only), which cost the database more than the four queries it replaces.
   async metadataWithLatest(ids: readonly string[]): Promise<MetadataWithLatest> {
-    const values: (Buffer | null)[] = ids.map((id, i) => hexBytes(id, `ids[${i}]`, 32));
-    while (values.length < PLANNED_ARRAY_LENGTH) values.push(null);
+    const values = planned(ids.map((id, i) => hexBytes(id, `ids[${i}]`, 32)));
     const rows = await this.#query<MetadataRow & { ord: string; message_id: Buffer | null; timestamp: string | null }>({
       name: "chrysalis_metadata_with_latest",
       text: `SELECT w.ord, ${METADATA_COLUMNS}, NULL::bytea AS message_id, NULL::bigint AS timestamp
@@ -835,8 +834,8 @@ export class PostgresStore implements NodeStore {
     return this.#redemptions.run({ nonce, expiresAt });
   }
 
-  /** Nonce redemptions that arrive while others are being written go together, as one statement (see CommitGroups). */
-  readonly #redemptions = new CommitGroups<{ readonly nonce: string; readonly expiresAt: number }, boolean>(async (items) => {
+  /** Nonce redemptions that arrive while others are being written go together, as one statement (see Grouped). */
+  readonly #redemptions = new Grouped<{ readonly nonce: string; readonly expiresAt: number }, boolean>(async (items) => {
     const rows = await this.#query<{ nonce: string }>({
       name: "chrysalis_redeem_nonces",
       text: `INSERT INTO chrysalis.redeemed_nonces (nonce, expires_at) SELECT * FROM unnest($1::text[], $2::float8[])
@@ -858,8 +857,20 @@ export class PostgresStore implements NodeStore {
   }
 
   async isTokenRevoked(jti: string): Promise<boolean> {
-    return (await this.#query({ name: "chrysalis_is_revoked", text: "SELECT 1 FROM chrysalis.revoked_tokens WHERE jti = $1", values: [jti] })).length > 0;
+    return this.#revocationChecks.run(jti);
   }
+
+  /** Every authenticated request asks this: the checks that arrive while one is being read go as one statement (its
+   * list padded: see planned). */
+  readonly #revocationChecks = new Grouped<string, boolean>(async (jtis) => {
+    const rows = await this.#query<{ jti: string }>({
+      name: "chrysalis_are_revoked",
+      text: "SELECT jti FROM chrysalis.revoked_tokens WHERE jti = ANY($1::text[])",
+      values: [planned([...jtis])],
+    });
+    const revoked = new Set(rows.map((r) => r.jti));
+    return jtis.map((jti) => ({ status: "fulfilled", value: revoked.has(jti) }) as const);
+  });
 
   async secret(name: string, create: () => Uint8Array): Promise<Uint8Array> {
     const read = async (): Promise<Uint8Array | undefined> => {
@@ -1288,6 +1299,14 @@ function outputOf(r: OutputRow): Output {
 
 /** The length PostgreSQL's planner assumes for an array parameter it has not seen (a generic plan's estimate). */
 const PLANNED_ARRAY_LENGTH = 10;
+
+/** A list for an array parameter that a read matches rows against, padded with NULLs (which match no row) to
+ * PLANNED_ARRAY_LENGTH, so that PostgreSQL plans the statement once (see metadataWithLatest). */
+function planned<T>(values: T[]): (T | null)[] {
+  const list: (T | null)[] = values;
+  while (list.length < PLANNED_ARRAY_LENGTH) list.push(null);
+  return list;
+}
 
 const METADATA_COLUMNS = "arrival_time, cone_oldest, cone_youngest, referenced_by, milestone_index, inclusion, conflict_reason";
 

@@ -1,9 +1,9 @@
-// Group commit (src/node/store/commit-groups.ts): a write starts at once when no group is in flight; the writes that
+// Group commit (src/node/store/grouped.ts): a write starts at once when no group is in flight; the writes that
 // arrive while one is wait and start together when it settles, whatever way it settled; each caller gets its own
 // write's outcome. The writes here are promises the test settles by hand, so every step is seen in order; the stores'
 // redemptions through it are tested in store-lmdb-writes.test.ts and store-contract.test.ts (every engine).
 import { describe, expect, it } from "vitest";
-import { CommitGroups, eachOnItsOwn } from "../src/node/store/commit-groups.js";
+import { Grouped, eachOnItsOwn } from "../src/node/store/grouped.js";
 
 interface Write {
   started: boolean;
@@ -28,9 +28,9 @@ function write(): Write {
 /** Lets every settled promise's reactions run. */
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-describe("CommitGroups", () => {
+describe("Grouped", () => {
   it("starts a write at once when nothing is in flight, and again once everything settled", async () => {
-    const groups = new CommitGroups<() => Promise<string>, string>(eachOnItsOwn);
+    const groups = new Grouped<() => Promise<string>, string>(eachOnItsOwn);
     const a = write();
     const pa = groups.run(() => a.start());
     expect(a.started).toBe(true);
@@ -45,7 +45,7 @@ describe("CommitGroups", () => {
   });
 
   it("holds the writes that arrive while one is in flight, then starts them together as the next group", async () => {
-    const groups = new CommitGroups<() => Promise<string>, string>(eachOnItsOwn);
+    const groups = new Grouped<() => Promise<string>, string>(eachOnItsOwn);
     const [a, b, c, d] = [write(), write(), write(), write()];
     const pa = groups.run(() => a.start());
     const pb = groups.run(() => b.start());
@@ -69,7 +69,7 @@ describe("CommitGroups", () => {
   });
 
   it("a failed write fails its caller only, and the writes held behind it still start", async () => {
-    const groups = new CommitGroups<() => Promise<string>, string>(eachOnItsOwn);
+    const groups = new Grouped<() => Promise<string>, string>(eachOnItsOwn);
     const [a, b] = [write(), write()];
     const pa = groups.run(() => a.start());
     const pb = groups.run(() => b.start());
@@ -82,7 +82,7 @@ describe("CommitGroups", () => {
   });
 
   it("a write that throws as it starts rejects its caller and neither stops its group nor leaves the groups stuck", async () => {
-    const groups = new CommitGroups<() => Promise<string>, string>(eachOnItsOwn);
+    const groups = new Grouped<() => Promise<string>, string>(eachOnItsOwn);
     const [a, c, d] = [write(), write(), write()];
     const pa = groups.run(() => a.start());
     const pb = groups.run((): Promise<string> => {
@@ -105,7 +105,7 @@ describe("CommitGroups", () => {
   it("a group written as one call: the writer sees the waiting items together, in order, and each caller its own outcome", async () => {
     const calls: string[][] = [];
     let release: (() => void) | undefined;
-    const groups = new CommitGroups<string, number>(async (items) => {
+    const groups = new Grouped<string, number>(async (items) => {
       calls.push([...items]);
       if (calls.length === 1) await new Promise<void>((resolve) => (release = resolve));
       return items.map((item) => (item === "bad" ? { status: "rejected", reason: new Error(`refused ${item}`) } : { status: "fulfilled", value: item.length }));
@@ -124,7 +124,7 @@ describe("CommitGroups", () => {
 
   it("a writer that fails (or throws) fails every item of its group, and the next group still goes", async () => {
     let calls = 0;
-    const groups = new CommitGroups<string, string>((items) => {
+    const groups = new Grouped<string, string>((items) => {
       calls++;
       if (calls === 1) throw new Error("database down");
       if (calls === 2) return Promise.reject(new Error("connection lost"));
