@@ -154,6 +154,28 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         expect(await store.has("ab".repeat(32))).toBe(false);
       });
 
+      it("messages read together, some while another is read: each caller its own message (or none), as its own bytes", async () => {
+        const { store } = await fresh();
+        const messages = Array.from({ length: 12 }, (_, i) => indexation([ZERO_MESSAGE_ID], "together", `message ${i}`));
+        for (const m of messages) await store.accept(m);
+        const unknown = "cd".repeat(32);
+        const first = store.get(messages[0]!.id);
+        const ids = [messages[1]!.id, unknown, messages[2]!.id.toUpperCase(), messages[1]!.id, ...messages.slice(3).map((m) => m.id), messages[1]!.id];
+        const got = await Promise.all(ids.map((id) => store.get(id)));
+        expect((await first)?.id).toBe(messages[0]!.id);
+        expect(got.map((g) => g?.id)).toEqual(ids.map((id) => (id === unknown ? undefined : id.toLowerCase())));
+        for (const g of got) {
+          if (g === undefined) continue;
+          expect(Buffer.from(g.bytes).equals(Buffer.from(messages.find((m) => m.id === g.id)!.bytes))).toBe(true);
+        }
+        // The three answers for one message are three: changing one leaves the others as stored.
+        const copies = got.filter((g) => g?.id === messages[1]!.id);
+        expect(copies).toHaveLength(3);
+        copies[0]!.bytes[0] ^= 0xff;
+        expect(Buffer.from(copies[1]!.bytes).equals(Buffer.from(messages[1]!.bytes))).toBe(true);
+        expect(Buffer.from(copies[2]!.bytes).equals(Buffer.from(messages[1]!.bytes))).toBe(true);
+      });
+
       it("storing the same id again writes nothing (stored: false)", async () => {
         const { store } = await fresh();
         const a = indexation([ZERO_MESSAGE_ID], "twice");

@@ -682,11 +682,29 @@ export class PostgresStore implements NodeStore {
   }
 
   async get(id: string): Promise<StoredMessage | undefined> {
-    const rows = await this.#query<{ bytes: Buffer }>({ name: "chrysalis_get", text: "SELECT bytes FROM chrysalis.messages WHERE id = $1", values: [hexBytes(id, "id", 32)] });
-    const raw = rows[0]?.bytes;
+    const raw = await this.#messageReads.run(hexBytes(id, "id", 32));
     if (raw === undefined) return undefined;
     return storedMessage(id.toLowerCase(), new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength));
   }
+
+  /** Message reads that arrive while one is being read go as one statement (see Grouped; the list padded: see planned).
+   * A message asked for twice in one group is given to each caller as its own bytes. */
+  readonly #messageReads = new Grouped<Buffer, Buffer | undefined>(async (ids) => {
+    const rows = await this.#query<{ id: Buffer; bytes: Buffer }>({
+      name: "chrysalis_get_messages",
+      text: "SELECT id, bytes FROM chrysalis.messages WHERE id = ANY($1::bytea[])",
+      values: [planned([...ids])],
+    });
+    const found = new Map(rows.map((r) => [r.id.toString("hex"), r.bytes]));
+    const given = new Set<string>();
+    return ids.map((id) => {
+      const key = id.toString("hex");
+      const bytes = found.get(key);
+      const copy = bytes !== undefined && given.has(key);
+      given.add(key);
+      return { status: "fulfilled", value: copy ? Buffer.from(bytes) : bytes } as const;
+    });
+  });
 
   async has(id: string): Promise<boolean> {
     return (await this.#query({ name: "chrysalis_has", text: "SELECT 1 FROM chrysalis.messages WHERE id = $1", values: [hexBytes(id, "id", 32)] })).length > 0;
