@@ -122,12 +122,15 @@ describe("Grouped", () => {
     expect(calls).toEqual([["a"], ["bb", "bad", "dddd"]]);
   });
 
-  it("a writer that fails (or throws) fails every item of its group, and the next group still goes", async () => {
+  it("a group call that fails, throws or answers with no or too few outcomes fails those callers, and the next group goes", async () => {
     let calls = 0;
     const groups = new Grouped<string, string>((items) => {
       calls++;
       if (calls === 1) throw new Error("database down");
       if (calls === 2) return Promise.reject(new Error("connection lost"));
+      // A call that answers with no list, or a short one: its callers fail, and the groups go on.
+      if (calls === 3) return Promise.resolve(undefined as unknown as PromiseSettledResult<string>[]);
+      if (calls === 5) return Promise.resolve([{ status: "fulfilled", value: items[0]! }] as const);
       return Promise.resolve(items.map((value) => ({ status: "fulfilled", value }) as const));
     });
     const a = groups.run("a");
@@ -135,7 +138,13 @@ describe("Grouped", () => {
     await expect(a).rejects.toThrow("database down");
     await expect(b).rejects.toThrow("connection lost");
     await expect(c).rejects.toThrow("connection lost");
-    expect(await groups.run("d")).toBe("d");
-    expect(calls).toBe(3);
+    await expect(groups.run("d")).rejects.toThrow("no outcome");
+    const e = groups.run("e");
+    const [f, g] = [groups.run("f"), groups.run("g")];
+    expect(await e).toBe("e");
+    expect(await f).toBe("f");
+    await expect(g).rejects.toThrow("no outcome");
+    expect(await groups.run("h")).toBe("h");
+    expect(calls).toBe(6);
   });
 });

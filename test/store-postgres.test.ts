@@ -72,6 +72,33 @@ describe.skipIf(serverUrl === undefined)("PostgreSQL: two instances on one datab
     expect(await b.isTokenRevoked("shared-jti")).toBe(true);
   });
 
+  it("overlapping groups of nonces redeemed at both instances in opposite orders: no deadlock, each nonce once", async () => {
+    const now = Date.now();
+    for (let round = 0; round < 6; round++) {
+      const nonces = Array.from({ length: 600 }, (_, i) => `overlap ${round} ${i}`);
+      // The first call of each instance goes alone; the rest wait for it and go as one group, in call order.
+      const atA = nonces.map((n) => a.redeemNonce(n, now + 60_000));
+      const atB = [...nonces].reverse().map((n) => b.redeemNonce(n, now + 60_000));
+      const [ra, rb] = await Promise.all([Promise.allSettled(atA), Promise.allSettled(atB)]);
+      const failed = [...ra, ...rb].filter((r) => r.status === "rejected");
+      expect(failed.map((r) => String((r as PromiseRejectedResult).reason)), `round ${round}`).toEqual([]);
+      const wonAtA = ra.map((r) => (r as PromiseFulfilledResult<boolean>).value);
+      const wonAtB = rb.map((r) => (r as PromiseFulfilledResult<boolean>).value).reverse();
+      expect(nonces.filter((_, i) => wonAtA[i] === wonAtB[i]), `round ${round}: redeemed at both or at neither`).toEqual([]);
+    }
+  });
+
+  it("a nonce or token id PostgreSQL text cannot hold (NUL) is refused alone; the calls grouped beside it are answered", async () => {
+    const now = Date.now();
+    const first = a.redeemNonce("beside nul 0", now + 60_000);
+    const [r1, bad, r2] = await Promise.allSettled(["beside nul 1", "bad\u0000nonce", "beside nul 2"].map((n) => a.redeemNonce(n, now + 60_000)));
+    expect(await first).toBe(true);
+    expect([r1, r2]).toEqual([{ status: "fulfilled", value: true }, { status: "fulfilled", value: true }]);
+    expect(((bad as PromiseRejectedResult).reason as ProtocolError).code).toBe("INVALID_ARGUMENT");
+    const checks = await Promise.allSettled(["jti beside 0", "bad\u0000jti", "jti beside 1"].map((j) => b.isTokenRevoked(j)));
+    expect(checks.map((c) => (c.status === "fulfilled" ? c.value : (c.reason as ProtocolError).code))).toEqual([false, "INVALID_ARGUMENT", false]);
+  });
+
   it("a secret asked for at both instances at once is one secret", async () => {
     const random = (): Uint8Array => globalThis.crypto.getRandomValues(new Uint8Array(32));
     const values = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).secret("nonce-mac-key", random)));

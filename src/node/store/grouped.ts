@@ -48,25 +48,29 @@ export class Grouped<A, R> {
     } catch (error) {
       written = Promise.reject(error);
     }
-    void written
-      .then(
-        (outcomes) =>
-          group.forEach((w, i) => {
-            const outcome = outcomes[i];
-            if (outcome?.status === "fulfilled") w.resolve(outcome.value);
-            else w.reject(outcome === undefined ? new Error("the group writer gave no outcome for this item") : outcome.reason);
-          }),
-        (error: unknown) => group.forEach((w) => w.reject(error)),
-      )
-      .then(() => {
-        const next = this.#waiting;
-        if (next.length === 0) {
-          this.#inFlight = false;
-          return;
-        }
-        this.#waiting = [];
-        this.#launch(next);
-      });
+    void written.then(
+      (outcomes) => this.#settled(group, outcomes, false),
+      (error: unknown) => this.#settled(group, error, true),
+    );
+  }
+
+  /** Gives each caller of `group` its outcome (the error to all when the call failed), then sends the next group. */
+  #settled(group: readonly Waiting<A, R>[], value: unknown, failed: boolean): void {
+    const outcomes = !failed && Array.isArray(value) ? (value as readonly (PromiseSettledResult<R> | undefined)[]) : undefined;
+    group.forEach((w, i) => {
+      if (failed) return w.reject(value);
+      const outcome = outcomes?.[i];
+      if (outcome?.status === "fulfilled") w.resolve(outcome.value);
+      else if (outcome?.status === "rejected") w.reject(outcome.reason);
+      else w.reject(new Error("the group call gave no outcome for this item"));
+    });
+    const next = this.#waiting;
+    if (next.length === 0) {
+      this.#inFlight = false;
+      return;
+    }
+    this.#waiting = [];
+    this.#launch(next);
   }
 }
 

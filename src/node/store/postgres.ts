@@ -687,13 +687,14 @@ export class PostgresStore implements NodeStore {
     return storedMessage(id.toLowerCase(), new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength));
   }
 
-  /** Message reads that arrive while one is being read go as one statement (see Grouped; the list padded: see planned).
-   * A message asked for twice in one group is given to each caller as its own bytes. */
+  /** Message reads that arrive while one is being read go as one statement (see Grouped). A message asked for twice in
+   * one group is given to each caller as its own bytes. (Neither read's list is padded as metadataWithLatest's is: for
+   * a lookup this simple PostgreSQL keeps planning each execution either way, which costs the database, not the node.) */
   readonly #messageReads = new Grouped<Buffer, Buffer | undefined>(async (ids) => {
     const rows = await this.#query<{ id: Buffer; bytes: Buffer }>({
       name: "chrysalis_get_messages",
       text: "SELECT id, bytes FROM chrysalis.messages WHERE id = ANY($1::bytea[])",
-      values: [planned([...ids])],
+      values: [ids],
     });
     const found = new Map(rows.map((r) => [r.id.toString("hex"), r.bytes]));
     const given = new Set<string>();
@@ -849,18 +850,23 @@ export class PostgresStore implements NodeStore {
   // Prove-ownership and JWT state
 
   async redeemNonce(nonce: string, expiresAt: number): Promise<boolean> {
-    return this.#redemptions.run({ nonce, expiresAt });
+    return this.#redemptions.run({ nonce: storableText(nonce, "nonce"), expiresAt });
   }
 
   /** Nonce redemptions that arrive while others are being written go together, as one statement (see Grouped). */
+  // Each nonce once and in sorted order: a multi-row insert waits on the rows another instance's insert has not
+  // committed yet, and two instances inserting overlapping nonces in opposite orders would deadlock (40P01; seen with
+  // unsorted groups). The first caller of a nonce listed twice in one group redeems it.
   readonly #redemptions = new Grouped<{ readonly nonce: string; readonly expiresAt: number }, boolean>(async (items) => {
+    const expiry = new Map<string, number>();
+    for (const i of items) if (!expiry.has(i.nonce)) expiry.set(i.nonce, i.expiresAt);
+    const nonces = [...expiry.keys()].sort();
     const rows = await this.#query<{ nonce: string }>({
       name: "chrysalis_redeem_nonces",
       text: `INSERT INTO chrysalis.redeemed_nonces (nonce, expires_at) SELECT * FROM unnest($1::text[], $2::float8[])
              ON CONFLICT (nonce) DO NOTHING RETURNING nonce`,
-      values: [items.map((i) => i.nonce), items.map((i) => i.expiresAt)],
+      values: [nonces, nonces.map((n) => expiry.get(n)!)],
     });
-    // A nonce listed twice in one group is inserted once: redeemed by its first listing only.
     const inserted = new Set(rows.map((r) => r.nonce));
     return items.map((i) => ({ status: "fulfilled", value: inserted.delete(i.nonce) }) as const);
   });
@@ -875,16 +881,15 @@ export class PostgresStore implements NodeStore {
   }
 
   async isTokenRevoked(jti: string): Promise<boolean> {
-    return this.#revocationChecks.run(jti);
+    return this.#revocationChecks.run(storableText(jti, "jti"));
   }
 
-  /** Every authenticated request asks this: the checks that arrive while one is being read go as one statement (its
-   * list padded: see planned). */
+  /** Every authenticated request asks this: the checks that arrive while one is being read go as one statement. */
   readonly #revocationChecks = new Grouped<string, boolean>(async (jtis) => {
     const rows = await this.#query<{ jti: string }>({
       name: "chrysalis_are_revoked",
       text: "SELECT jti FROM chrysalis.revoked_tokens WHERE jti = ANY($1::text[])",
-      values: [planned([...jtis])],
+      values: [jtis],
     });
     const revoked = new Set(rows.map((r) => r.jti));
     return jtis.map((jti) => ({ status: "fulfilled", value: revoked.has(jti) }) as const);
@@ -1315,11 +1320,17 @@ function outputOf(r: OutputRow): Output {
   return { type: r.type === 1 ? 1 : 0, address: { type: 0, address: new Uint8Array(r.address) }, amount: num(r.amount) };
 }
 
+/** Text PostgreSQL can store: a NUL character it refuses, which in a grouped statement would fail the whole group. */
+function storableText(value: string, path: string): string {
+  if (value.includes("\u0000")) throw new ProtocolError("INVALID_ARGUMENT", `${path} holds a NUL character, which PostgreSQL text cannot`, { path });
+  return value;
+}
+
 /** The length PostgreSQL's planner assumes for an array parameter it has not seen (a generic plan's estimate). */
 const PLANNED_ARRAY_LENGTH = 10;
 
 /** A list for an array parameter that a read matches rows against, padded with NULLs (which match no row) to
- * PLANNED_ARRAY_LENGTH, so that PostgreSQL plans the statement once (see metadataWithLatest). */
+ * PLANNED_ARRAY_LENGTH, so that PostgreSQL settles on one plan for metadataWithLatest's statement (measured there). */
 function planned<T>(values: T[]): (T | null)[] {
   const list: (T | null)[] = values;
   while (list.length < PLANNED_ARRAY_LENGTH) list.push(null);
