@@ -3,13 +3,13 @@
 // nothing is in flight, so a lone call is not delayed; each call gets its own outcome, and a write still resolves only
 // once its own group is durable. A read in a group reads the database after its call was made, as it would alone.
 //
-// Why (measured in README, "Server CPU per operation"): a nonce redemption is one small row, a JWT revocation check or a
-// message read one key. On LMDB a commit pays two flushes (the data pages' fdatasync and the meta page's synchronous write) and a
-// hand-off between the main thread and lmdb-js's writer, whatever it holds: under a login load lmdb-js committed 3 or 4
-// redemptions a commit, so the commit's fixed price was most of a login's store cost; waiting for the commit in
-// flight, they went about 9 a commit. On PostgreSQL each statement costs the node a round trip (most of what a raw read
-// cost it: grouped, a raw read's server CPU halved). Message writes do not go through here: their commits are already large (their pages are most of
-// the price), and the wait would only add a turn to each.
+// Why (measured in README, "Server CPU per operation"): a nonce redemption is one small row, a JWT revocation check or
+// a message read one key. On LMDB a commit pays two flushes (the data pages' fdatasync and the meta page's synchronous
+// write) and a hand-off between the main thread and lmdb-js's writer, whatever it holds: under a login load lmdb-js
+// committed 3 or 4 redemptions a commit, so the commit's fixed price was most of a login's store cost; waiting for the
+// commit in flight, they went about 9 a commit. On PostgreSQL each statement costs the node a round trip (most of what
+// a raw read cost it: grouped, a raw read's server CPU halved). Message writes do not go through here: their commits
+// are already large (their pages are most of the price), and the wait would only add a turn to each.
 //
 // Bounded: a waiting call is a request in flight, which the edge's limits bound.
 
@@ -56,7 +56,8 @@ export class Grouped<A, R> {
 
   /** Gives each caller of `group` its outcome (the error to all when the call failed), then sends the next group. */
   #settled(group: readonly Waiting<A, R>[], value: unknown, failed: boolean): void {
-    const outcomes = !failed && Array.isArray(value) ? (value as readonly (PromiseSettledResult<R> | undefined)[]) : undefined;
+    type Outcomes = readonly (PromiseSettledResult<R> | undefined)[];
+    const outcomes = !failed && Array.isArray(value) ? (value as Outcomes) : undefined;
     group.forEach((w, i) => {
       if (failed) return w.reject(value);
       const outcome = outcomes?.[i];
@@ -74,7 +75,7 @@ export class Grouped<A, R> {
   }
 }
 
-/** A group writer that starts each item's own write (lmdb-js gathers the writes started together into one commit). */
+/** A group call that starts each item's own write (lmdb-js gathers the writes started together into one commit). */
 export function eachOnItsOwn<R>(starts: readonly (() => Promise<R>)[]): Promise<PromiseSettledResult<R>[]> {
   return Promise.allSettled(
     starts.map((start) => {

@@ -695,7 +695,7 @@ export class PostgresStore implements NodeStore {
     const rows = await this.#query<{ id: Buffer; bytes: Buffer }>({
       name: "chrysalis_get_messages",
       text: "SELECT id, bytes FROM chrysalis.messages WHERE id = ANY($1::bytea[])",
-      values: [planned([...ids])],
+      values: [planned(ids)],
     });
     const found = new Map(rows.map((r) => [r.id.toString("hex"), r.bytes]));
     const given = new Set<string>();
@@ -854,10 +854,12 @@ export class PostgresStore implements NodeStore {
     return this.#redemptions.run({ nonce: storableText(nonce, "nonce"), expiresAt });
   }
 
-  /** Nonce redemptions that arrive while others are being written go together, as one statement (see Grouped). */
-  // Each nonce once and in sorted order: a multi-row insert waits on the rows another instance's insert has not
-  // committed yet, and two instances inserting overlapping nonces in opposite orders would deadlock (40P01; seen with
-  // unsorted groups). The first caller of a nonce listed twice in one group redeems it.
+  /**
+   * Nonce redemptions that arrive while others are being written go together, as one statement (see Grouped): each
+   * nonce once and in sorted order, since a multi-row insert waits on the rows another instance's insert has not
+   * committed yet, and two instances inserting overlapping nonces in opposite orders would deadlock (40P01; seen with
+   * unsorted groups). The first caller of a nonce listed twice in one group redeems it.
+   */
   readonly #redemptions = new Grouped<{ readonly nonce: string; readonly expiresAt: number }, boolean>(async (items) => {
     const expiry = new Map<string, number>();
     for (const i of items) if (!expiry.has(i.nonce)) expiry.set(i.nonce, i.expiresAt);
@@ -891,7 +893,7 @@ export class PostgresStore implements NodeStore {
     const rows = await this.#query<{ jti: string }>({
       name: "chrysalis_are_revoked",
       text: "SELECT jti FROM chrysalis.revoked_tokens WHERE jti = ANY($1::text[])",
-      values: [planned([...jtis])],
+      values: [planned(jtis)],
     });
     const revoked = new Set(rows.map((r) => r.jti));
     return jtis.map((jti) => ({ status: "fulfilled", value: revoked.has(jti) }) as const);
@@ -1334,8 +1336,8 @@ const PLANNED_ARRAY_LENGTH = 10;
 /** A list for an array parameter that a read matches rows against, padded with NULLs (which match no row) to
  * PLANNED_ARRAY_LENGTH: PostgreSQL then settles on one plan for metadataWithLatest's statement (measured there), and
  * the grouped reads measured cheaper so (see #messageReads). */
-function planned<T>(values: T[]): (T | null)[] {
-  const list: (T | null)[] = values;
+function planned<T>(values: readonly T[]): (T | null)[] {
+  const list: (T | null)[] = [...values];
   while (list.length < PLANNED_ARRAY_LENGTH) list.push(null);
   return list;
 }
