@@ -1035,6 +1035,28 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         expect((await again.addressBalance(to.address)).balance).toBe(100 * MI);
         expect((await refusal(again.accept(spend(owner, [GENESIS_OUTPUT], [single(to, 100 * MI)]).acceptance))).code).toBe("INPUT_SPENT");
       });
+
+      it("a close while redemptions are in flight and waiting for their group: none hangs, each true is kept, each failure wrote nothing", async () => {
+        const { store, storage } = await fresh();
+        const expires = Date.now() + 60_000;
+        const nonces = Array.from({ length: 40 }, (_, i) => `closing-${i}`);
+        // The first goes at once; the rest arrive while it is in flight and wait for the next group (grouped.ts).
+        const outcomes = nonces.map((nonce) => store.redeemNonce(nonce, expires).then((redeemed) => ({ redeemed }), (error: unknown) => ({ error })));
+        const closed = store.close();
+        const settled = await Promise.all(outcomes);
+        await closed;
+        for (const outcome of settled) {
+          if ("error" in outcome) expect((outcome.error as { code?: string }).code).toBe("STORE_UNAVAILABLE");
+          else expect(outcome.redeemed).toBe(true);
+        }
+
+        const again = storage.store();
+        cleanup.push(() => again.close());
+        await again.open({ network: NETWORK, genesis: genesisOf(wallet(), MI) });
+        // Redeemed before the close: refused now. Failed: never written, so redeemable now.
+        const now = await Promise.all(nonces.map((nonce) => again.redeemNonce(nonce, expires)));
+        expect(now).toEqual(settled.map((outcome) => !("redeemed" in outcome)));
+      });
     });
   });
 });
