@@ -11,6 +11,9 @@
 // difference between that row and LMDB's (the in-memory store is bounded too: past 100,000 messages it forgets the
 // oldest, which later rounds of a long run pay for).
 //
+// Each round also measures, in this process, one Ed25519 verification and the two flushes of one LMDB commit: the parts
+// of a login and of a durable write that no server code can make cheaper, in the same unit as the budgets.
+//
 // With CHRYSALIS_BASELINE=<dist directory of another build> (bench/build-baseline.sh), that build's serve runs on LMDB
 // and on PostgreSQL beside ours in every round, so each case is measured before and after a change in one run.
 //
@@ -18,7 +21,7 @@
 // CHRYSALIS_EDGE_CPU_CASES=login,raw read (a list) and CHRYSALIS_EDGE_CPU_STORES=lmdb,memory,postgres measure only those;
 // CHRYSALIS_EDGE_SERVE_ARGS=--no-metrics (a list) passes more arguments to serve.
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, constants, fdatasyncSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -110,6 +113,39 @@ function verifyMicros(): number {
   const started = performance.now();
   for (let i = 0; i < count; i++) if (!verifyEd25519(publicKey, message, signature)) throw new Error("the verification failed");
   return ((performance.now() - started) * 1000) / count;
+}
+
+// The probe file's size: written whole once, so that the timed writes land on allocated blocks as LMDB's mostly do.
+const PROBE_PAGES = 4096;
+
+/**
+ * µs of this process's CPU (user + system, every thread) for the flushes one LMDB commit makes, whatever it holds:
+ * a 4 KiB page written and `fdatasync`ed, then the meta page's 4 KiB synchronous (O_DSYNC) write, in a file beside
+ * the stores'. On a VM each flush is a trip through the virtual disk; this is the part of a durable write that no
+ * server code can make cheaper, only share (grouped.ts). Each further scattered page of a commit adds its own write.
+ */
+function durableCommitMicros(dir: string): number {
+  const path = join(dir, "flush-probe");
+  const page = Buffer.alloc(4096, 1);
+  writeFileSync(path, Buffer.alloc(PROBE_PAGES * page.length));
+  const data = openSync(path, "r+");
+  const meta = openSync(path, constants.O_WRONLY | constants.O_DSYNC);
+  try {
+    fdatasyncSync(data);
+    const count = 300;
+    const before = process.cpuUsage();
+    for (let i = 0; i < count; i++) {
+      writeSync(data, page, 0, page.length, page.length * (1 + ((i * 2_654_435_761) % (PROBE_PAGES - 1))));
+      fdatasyncSync(data);
+      writeSync(meta, page, 0, page.length, 0);
+    }
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / count;
+  } finally {
+    closeSync(data);
+    closeSync(meta);
+    rmSync(path, { force: true });
+  }
 }
 
 interface Phase {
@@ -397,6 +433,8 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
     const helloMicros: number[] = [];
     const verifyMultiples: number[] = [];
     const verifies: number[] = [];
+    const flushes: number[] = [];
+    const flushMultiples: number[] = [];
     const record = (store: string, name: string, p: Phase, helloUs: number, round: number): void => {
       const key = `${store} ${name}`;
       const entry = cases.get(key) ?? { store, case: name, micros: [], mainMicros: [], multiples: [], rates: [], p50: [], p99: [], hashRates: [] };
@@ -423,10 +461,14 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
       process.stdout.write(`  hello, round ${round}: ${helloUs.toFixed(1)} µs CPU/request (${((h.system / h.operations) * 1e6).toFixed(1)} µs system), ${(h.operations / h.seconds).toFixed(0)} req/s\n`);
       const verifyUs = verifyMicros();
       process.stdout.write(`  Ed25519 verification here, round ${round}: ${verifyUs.toFixed(1)} µs (${(verifyUs / helloUs).toFixed(2)}× hello)\n`);
+      const flushUs = durableCommitMicros(dir);
+      process.stdout.write(`  one LMDB commit's flushes here, round ${round}: ${flushUs.toFixed(1)} µs CPU (${(flushUs / helloUs).toFixed(2)}× hello)\n`);
       if (round > 0) {
         helloMicros.push(helloUs);
         verifies.push(verifyUs);
         verifyMultiples.push(verifyUs / helloUs);
+        flushes.push(flushUs);
+        flushMultiples.push(flushUs / helloUs);
       }
       for (const node of nodes) {
         const auth = { authorization: `Bearer ${node.jwt}`, "content-type": "application/json" };
@@ -468,6 +510,8 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
     // What a login cannot do without on this machine, in the same unit as its budget: one verification (two requests,
     // an HMAC, a JWT and a durable write come on top).
     rows.push({ suite: "edge", case: "one Ed25519 verification (verifyEd25519), this machine (µs; ratio: median multiple of a hello request)", ours: median(verifies), theirs: median(helloMicros), theirName: "hello request", ratio: median(verifyMultiples), unit: "µs" });
+    // And what a durable write cannot do without: one commit's two flushes (a commit shared by a group pays them once).
+    rows.push({ suite: "edge", case: "one LMDB commit's flushes (a 4 KiB page written and fdatasync'd, then a 4 KiB O_DSYNC write), this machine (µs of CPU; ratio: median multiple of a hello request)", ours: median(flushes), theirs: median(helloMicros), theirName: "hello request", ratio: median(flushMultiples), unit: "µs" });
     for (const c of cases.values()) {
       const budget = c.store === "lmdb" ? BUDGET[c.case] : undefined;
       rows.push({
