@@ -12,7 +12,8 @@
 // oldest, which later rounds of a long run pay for).
 //
 // Each round also measures, in this process, one Ed25519 verification and the two flushes of one LMDB commit: the parts
-// of a login and of a durable write that no server code can make cheaper, in the same unit as the budgets.
+// of a login and of a durable write that no server code can make cheaper, in the same unit as the budgets; and logins
+// against a bare node:http server doing only a login's work (LOGIN_WORK), with nothing of the node around it.
 //
 // With CHRYSALIS_BASELINE=<dist directory of another build> (bench/build-baseline.sh), that build's serve runs on LMDB
 // and on PostgreSQL beside ours in every round, so each case is measured before and after a change in one run.
@@ -240,6 +241,67 @@ server.listen(0, "127.0.0.1", () => process.stdout.write("listening on http://12
 process.once("SIGTERM", () => process.exit(0));
 `;
 
+// A login's work and nothing else, on bare node:http: the nonce of GET is an HMAC of the identity and the second (as
+// the node's stateless nonces are), and the POST of the signature is read as JSON, its nonce made again (the previous
+// second's too, were the second to turn between the two requests), its SHA-256 verified against the identity's key
+// (libsodium where it loads, as the node does), and an HS256 JWT issued. Nothing is stored, limited, logged or
+// counted: how far the node's in-memory login sits above this is what its HTTP handling, edge and auth layer add; how
+// far the LMDB login sits above that is the durable write.
+const LOGIN_WORK = `
+const { createServer } = require("node:http");
+const crypto = require("node:crypto");
+let verify;
+try {
+  const sodium = require("sodium-native");
+  verify = (signature, digest, key) => sodium.crypto_sign_verify_detached(signature, digest, key);
+} catch {
+  verify = (signature, digest, key) => crypto.verify(null, digest, crypto.createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: key.toString("base64url") }, format: "jwk" }), signature);
+}
+const keys = new Map(Object.entries(JSON.parse(require("node:fs").readFileSync(process.env.IDENTITIES, "utf8"))).map(([id, hex]) => [id, Buffer.from(hex, "hex")]));
+const nonceKey = crypto.createSecretKey(crypto.randomBytes(32));
+const jwtKey = crypto.createSecretKey(crypto.randomBytes(32));
+const PREFIX = "/authentication/prove-ownership/";
+const header = Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url");
+const nonceOf = (id, second) => {
+  const head = second.toString(16).padStart(8, "0");
+  return head + crypto.createHmac("sha256", nonceKey).update(head + id).digest("hex").slice(0, 32);
+};
+const answer = (res, status, body) => {
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": String(Buffer.byteLength(body)), "cache-control": "no-store" });
+  res.end(body);
+};
+const server = createServer((req, res) => {
+  const id = decodeURIComponent(req.url.slice(PREFIX.length));
+  const key = req.url.startsWith(PREFIX) ? keys.get(id) : undefined;
+  if (key === undefined) {
+    req.resume();
+    return answer(res, 404, "{}");
+  }
+  const second = Math.floor(Date.now() / 1000);
+  if (req.method === "GET") {
+    req.resume();
+    return answer(res, 200, JSON.stringify({ nonce: nonceOf(id, second) }));
+  }
+  const chunks = [];
+  req.on("data", (chunk) => chunks.push(chunk));
+  req.on("end", () => {
+    const signature = Buffer.from(JSON.parse(Buffer.concat(chunks).toString()).signedNonce, "hex");
+    for (const s of [second, second - 1]) {
+      if (!verify(signature, crypto.hash("sha256", nonceOf(id, s), "buffer"), key)) continue;
+      const claims = Buffer.from(JSON.stringify({ sub: id, iat: second, exp: second + 3600, jti: crypto.randomBytes(16).toString("base64url") })).toString("base64url");
+      const input = header + "." + claims;
+      return answer(res, 200, JSON.stringify({ jwt: input + "." + crypto.createHmac("sha256", jwtKey).update(input).digest("base64url") }));
+    }
+    answer(res, 401, "{}");
+  });
+});
+server.keepAliveTimeout = 65000;
+server.listen(0, "127.0.0.1", () => process.stdout.write("listening on http://127.0.0.1:" + server.address().port + "\\n"));
+process.once("SIGTERM", () => process.exit(0));
+`;
+/** The name its rows go by. */
+const LOGIN_WORK_NAME = "the work alone";
+
 interface Storage {
   args: string[];
   remove(): Promise<void>;
@@ -419,6 +481,7 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
   writeFileSync(files.identities, JSON.stringify(Object.fromEntries(identities.map((x) => [x.id, toHex(x.publicKey)]))));
   const serverUrl = await postgresServer("edge");
   const hello = await spawnServer("hello", ["-e", HELLO]);
+  const loginWork = wanted(CASES, "login") ? await spawnServer(LOGIN_WORK_NAME, ["-e", LOGIN_WORK], { IDENTITIES: files.identities }) : undefined;
   const nodes: NodeUnderTest[] = [];
   try {
     if (wanted(STORES, "lmdb")) nodes.push(await startNodes("lmdb", async () => lmdbStorage(), files, identities[0]!, profileDir));
@@ -470,6 +533,10 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
         flushes.push(flushUs);
         flushMultiples.push(flushUs / helloUs);
       }
+      // Each client logs in with its own 32 identities in turn: 1,024 in all.
+      const loginPhase = (server: Server): Promise<Phase> =>
+        phase(server.pid, (agent, client, i) => login(agent, server.port, identities[client * (IDENTITIES / CLIENTS) + (i % (IDENTITIES / CLIENTS))]!).then(() => undefined));
+      if (loginWork !== undefined) record(LOGIN_WORK_NAME, "login", await loginPhase(loginWork), helloUs, round);
       for (const node of nodes) {
         const auth = { authorization: `Bearer ${node.jwt}`, "content-type": "application/json" };
         const miningAuth = { authorization: `Bearer ${node.miningJwt}`, "content-type": "application/json" };
@@ -483,12 +550,7 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
               return phase(node.plain.pid, async (agent) => expect(await send(agent, node.plain.port, "POST", "/api/v1/messages", completeJson(parents), auth), 201, "submission"));
             },
           ],
-          [
-            "login",
-            "login",
-            // Each client logs in with its own 32 identities in turn: 1,024 in all.
-            () => phase(node.plain.pid, (agent, client, i) => login(agent, node.plain.port, identities[client * (IDENTITIES / CLIENTS) + (i % (IDENTITIES / CLIENTS))]!).then(() => undefined)),
-          ],
+          ["login", "login", () => loginPhase(node.plain)],
           [
             "partial",
             "partial submission mined at score 100",
@@ -514,16 +576,17 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
     rows.push({ suite: "edge", case: "one LMDB commit's flushes (a 4 KiB page written and fdatasync'd, then a 4 KiB O_DSYNC write), this machine (µs of CPU; ratio: median multiple of a hello request)", ours: median(flushes), theirs: median(helloMicros), theirName: "hello request", ratio: median(flushMultiples), unit: "µs" });
     for (const c of cases.values()) {
       const budget = c.store === "lmdb" ? BUDGET[c.case] : undefined;
+      const where = c.store === LOGIN_WORK_NAME ? "the work alone on bare node:http (nonce MAC, SHA-256, one verification, an HS256 JWT; nothing stored, limited, logged or counted)" : `serve on ${c.store}`;
       rows.push({
         suite: "edge",
-        case: `${c.case}, serve on ${c.store}: throughput (ops/s), ${CLIENTS} keep-alive clients; latency p50 ${median(c.p50).toFixed(1)} ms, p99 ${median(c.p99).toFixed(1)} ms`,
+        case: `${c.case}, ${where}: throughput (ops/s), ${CLIENTS} keep-alive clients; latency p50 ${median(c.p50).toFixed(1)} ms, p99 ${median(c.p99).toFixed(1)} ms`,
         ours: median(c.rates),
         unit: "ops/s",
       });
       if (c.hashRates.length > 0) rows.push({ suite: "edge", case: `server PoW while mining at score 100, serve on ${c.store}: nonces tried per second (1 worker)`, ours: median(c.hashRates), unit: "hashes/s" });
       rows.push({
         suite: "edge",
-        case: `server CPU per ${c.case}, serve on ${c.store} (µs; ratio: median of per-round multiples of a hello request; ${median(c.rates).toFixed(0)} ops/s; main thread ${median(c.mainMicros).toFixed(0)} µs)`,
+        case: `server CPU per ${c.case}, ${where} (µs; ratio: median of per-round multiples of a hello request; ${median(c.rates).toFixed(0)} ops/s; main thread ${median(c.mainMicros).toFixed(0)} µs)`,
         ours: median(c.micros),
         theirs: median(helloMicros),
         theirName: "hello request",
@@ -536,6 +599,7 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
     return { rows, cases: [...cases.values()], hello: helloMicros };
   } finally {
     await hello.stop();
+    await loginWork?.stop();
     await Promise.all(nodes.map((n) => n.close()));
     rmSync(dir, { recursive: true, force: true });
   }
