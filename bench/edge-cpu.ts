@@ -13,7 +13,8 @@
 //
 // Each round also measures, in this process, one Ed25519 verification and the two flushes of one LMDB commit: the parts
 // of a login and of a durable write that no server code can make cheaper, in the same unit as the budgets; and logins
-// against a bare node:http server doing only a login's work (LOGIN_WORK), with nothing of the node around it.
+// and complete submissions against bare node:http servers doing only that work (LOGIN_WORK, SUBMISSION_WORK), with
+// nothing of the node around it.
 //
 // With CHRYSALIS_BASELINE=<dist directory of another build> (bench/build-baseline.sh), that build's serve runs on LMDB
 // and on PostgreSQL beside ours in every round, so each case is measured before and after a change in one run.
@@ -299,8 +300,55 @@ server.keepAliveTimeout = 65000;
 server.listen(0, "127.0.0.1", () => process.stdout.write("listening on http://127.0.0.1:" + server.address().port + "\\n"));
 process.once("SIGTERM", () => process.exit(0));
 `;
-/** The name its rows go by. */
-const LOGIN_WORK_NAME = "the work alone";
+/** The name their rows go by. */
+const WORK_NAME = "the work alone";
+
+// A complete submission's work and nothing else, on bare node:http with the library's public functions: the HS256 JWT
+// checked (signature, algorithm, expiry) on every request, the JSON text read into the message and its bytes
+// (messageFromJsonTextWithBytes), its PoW score and id computed, the bytes kept in a Map (cleared at 100,000) and
+// `{ data: { messageId } }` answered with 201. No parent, network or solidity check, nothing durable, limited, logged or
+// counted: the same comparison as LOGIN_WORK's, for submissions.
+const SUBMISSION_WORK = `
+const { createServer } = require("node:http");
+const crypto = require("node:crypto");
+const secret = crypto.createSecretKey(Buffer.from(require("node:fs").readFileSync(process.env.JWT_SECRET_FILE, "utf8").trim()));
+const answer = (res, status, body) => {
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": String(Buffer.byteLength(body)) });
+  res.end(body);
+};
+const authorized = (header) => {
+  if (typeof header !== "string" || !header.startsWith("Bearer ")) return false;
+  const [head, claims, signature] = header.slice(7).split(".");
+  if (signature === undefined) return false;
+  const expected = crypto.createHmac("sha256", secret).update(head + "." + claims).digest();
+  const given = Buffer.from(signature, "base64url");
+  if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) return false;
+  if (JSON.parse(Buffer.from(head, "base64url").toString()).alg !== "HS256") return false;
+  return JSON.parse(Buffer.from(claims, "base64url").toString()).exp > Date.now() / 1000;
+};
+const stored = new Map();
+Promise.all([import(process.env.CHRYSALIS_LIBRARY), import(process.env.CHRYSALIS_POW)]).then(([{ messageFromJsonTextWithBytes, messageId }, { powScore }]) => {
+  const server = createServer((req, res) => {
+    if (req.method !== "POST" || req.url !== "/api/v1/messages" || !authorized(req.headers.authorization)) {
+      req.resume();
+      return answer(res, 401, "{}");
+    }
+    const chunks = [];
+    req.on("data", (chunk) => chunks.push(chunk));
+    req.on("end", () => {
+      const { bytes } = messageFromJsonTextWithBytes(Buffer.concat(chunks).toString());
+      if (!(powScore(bytes) >= 0)) return answer(res, 400, "{}");
+      const id = messageId(bytes);
+      if (stored.size >= 100000) stored.clear();
+      stored.set(id, bytes);
+      answer(res, 201, JSON.stringify({ data: { messageId: id } }));
+    });
+  });
+  server.keepAliveTimeout = 65000;
+  server.listen(0, "127.0.0.1", () => process.stdout.write("listening on http://127.0.0.1:" + server.address().port + "\\n"));
+});
+process.once("SIGTERM", () => process.exit(0));
+`;
 
 interface Storage {
   args: string[];
@@ -481,7 +529,11 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
   writeFileSync(files.identities, JSON.stringify(Object.fromEntries(identities.map((x) => [x.id, toHex(x.publicKey)]))));
   const serverUrl = await postgresServer("edge");
   const hello = await spawnServer("hello", ["-e", HELLO]);
-  const loginWork = wanted(CASES, "login") ? await spawnServer(LOGIN_WORK_NAME, ["-e", LOGIN_WORK], { IDENTITIES: files.identities }) : undefined;
+  const loginWork = wanted(CASES, "login") ? await spawnServer(`${WORK_NAME}, login`, ["-e", LOGIN_WORK], { IDENTITIES: files.identities }) : undefined;
+  const library = (entry: string): string => fileURLToPath(new URL(`../src/${entry}`, import.meta.url));
+  const submissionWork = wanted(CASES, "complete submission")
+    ? await spawnServer(`${WORK_NAME}, submission`, ["-e", SUBMISSION_WORK], { JWT_SECRET_FILE: files.secret, CHRYSALIS_LIBRARY: library("index.js"), CHRYSALIS_POW: library("pow/index.js") })
+    : undefined;
   const nodes: NodeUnderTest[] = [];
   try {
     if (wanted(STORES, "lmdb")) nodes.push(await startNodes("lmdb", async () => lmdbStorage(), files, identities[0]!, profileDir));
@@ -536,7 +588,14 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
       // Each client logs in with its own 32 identities in turn: 1,024 in all.
       const loginPhase = (server: Server): Promise<Phase> =>
         phase(server.pid, (agent, client, i) => login(agent, server.port, identities[client * (IDENTITIES / CLIENTS) + (i % (IDENTITIES / CLIENTS))]!).then(() => undefined));
-      if (loginWork !== undefined) record(LOGIN_WORK_NAME, "login", await loginPhase(loginWork), helloUs, round);
+      if (loginWork !== undefined) record(WORK_NAME, "login", await loginPhase(loginWork), helloUs, round);
+      // A token of the first node's (every node and the bare server hold the same HS256 secret).
+      const token = nodes[0]?.jwt;
+      if (submissionWork !== undefined && token !== undefined) {
+        const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+        const p = await phase(submissionWork.pid, async (agent) => expect(await send(agent, submissionWork.port, "POST", "/api/v1/messages", completeJson([new Uint8Array(32)]), headers), 201, "submission to the bare server"));
+        record(WORK_NAME, "complete submission", p, helloUs, round);
+      }
       for (const node of nodes) {
         const auth = { authorization: `Bearer ${node.jwt}`, "content-type": "application/json" };
         const miningAuth = { authorization: `Bearer ${node.miningJwt}`, "content-type": "application/json" };
@@ -576,7 +635,7 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
     rows.push({ suite: "edge", case: "one LMDB commit's flushes (a 4 KiB page written and fdatasync'd, then a 4 KiB O_DSYNC write), this machine (µs of CPU; ratio: median multiple of a hello request)", ours: median(flushes), theirs: median(helloMicros), theirName: "hello request", ratio: median(flushMultiples), unit: "µs" });
     for (const c of cases.values()) {
       const budget = c.store === "lmdb" ? BUDGET[c.case] : undefined;
-      const where = c.store === LOGIN_WORK_NAME ? "the work alone on bare node:http (nonce MAC, SHA-256, one verification, an HS256 JWT; nothing stored, limited, logged or counted)" : `serve on ${c.store}`;
+      const where = c.store !== WORK_NAME ? `serve on ${c.store}` : c.case === "login" ? "the work alone on bare node:http (nonce MAC, SHA-256, one verification, an HS256 JWT; nothing stored, limited, logged or counted)" : "the work alone on bare node:http (JWT checked, JSON read, PoW score, id, kept in a Map; nothing durable, limited, logged or counted)";
       rows.push({
         suite: "edge",
         case: `${c.case}, ${where}: throughput (ops/s), ${CLIENTS} keep-alive clients; latency p50 ${median(c.p50).toFixed(1)} ms, p99 ${median(c.p99).toFixed(1)} ms`,
@@ -600,6 +659,7 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
   } finally {
     await hello.stop();
     await loginWork?.stop();
+    await submissionWork?.stop();
     await Promise.all(nodes.map((n) => n.close()));
     rmSync(dir, { recursive: true, force: true });
   }
