@@ -177,4 +177,22 @@ describe("accepts in flight together leave what the same accepts one by one leav
     await again.open({ network: NETWORK });
     expect(await Promise.all([...distinct].map((nonce) => again.redeemNonce(nonce, now + 60_000)))).toEqual([...distinct].map(() => false));
   });
+
+  it("close() lets the writes already made finish, those waiting for their group included, and refuses the calls after it", async () => {
+    const store = await lmdb(1000);
+    const now = Date.now();
+    const nonces = Array.from({ length: 30 }, (_, i) => `before close ${i}`);
+    const accept = indexation([ZERO_MESSAGE_ID], "before close", "a message");
+    const made = [...nonces.map((nonce) => store.redeemNonce(nonce, now + 60_000)), store.accept(accept).then((r) => r.stored)];
+    const closed = store.close();
+    expect((await refusal(store.redeemNonce("after close", now + 60_000))).code).toBe("STORE_UNAVAILABLE");
+    expect(await Promise.all(made)).toEqual(made.map(() => true));
+    await closed;
+    const again = new LmdbStore({ path: store.path });
+    stores.push(again);
+    await again.open({ network: NETWORK });
+    expect(await Promise.all(nonces.map((nonce) => again.redeemNonce(nonce, now + 60_000)))).toEqual(nonces.map(() => false));
+    expect(await again.has(accept.id)).toBe(true);
+    expect(await again.redeemNonce("after close", now + 60_000)).toBe(true);
+  });
 });

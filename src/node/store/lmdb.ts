@@ -537,6 +537,9 @@ export class LmdbStore implements NodeStore {
     if (this.#closed) return;
     this.#closed = true;
     await this.#env?.catch(() => undefined);
+    // Calls from now on are refused (#read); the writes already made finish first, a redemption still waiting for its
+    // group included (#settle tracks each from its call), rather than fail for a close that came after them.
+    await Promise.allSettled([...this.#writes]);
     const db = this.#db;
     this.#db = undefined;
     this.#probe = undefined;
