@@ -19,7 +19,8 @@
 // With CHRYSALIS_BASELINE=<dist directory of another build> (bench/build-baseline.sh), that build's serve runs on LMDB
 // and on PostgreSQL beside ours in every round, so each case is measured before and after a change in one run.
 //
-// CHRYSALIS_EDGE_PROFILE=<dir> runs each serve under `node --cpu-prof` and writes the profiles there;
+// CHRYSALIS_EDGE_PROFILE=<dir> runs each serve and each bare server under `node --cpu-prof` and writes the profiles
+// there;
 // CHRYSALIS_EDGE_CPU_CASES=login,raw read (a list) and CHRYSALIS_EDGE_CPU_STORES=lmdb,memory,postgres measure only those;
 // CHRYSALIS_EDGE_SERVE_ARGS=--no-metrics (a list) passes more arguments to serve.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -529,10 +530,12 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
   writeFileSync(files.identities, JSON.stringify(Object.fromEntries(identities.map((x) => [x.id, toHex(x.publicKey)]))));
   const serverUrl = await postgresServer("edge");
   const hello = await spawnServer("hello", ["-e", HELLO]);
-  const loginWork = wanted(CASES, "login") ? await spawnServer(`${WORK_NAME}, login`, ["-e", LOGIN_WORK], { IDENTITIES: files.identities }) : undefined;
+  // The bare servers are profiled beside serve, to compare a node's profile with the work's.
+  const work = (which: string, script: string): string[] => [...(profileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `work-${which}-${Date.now()}.cpuprofile`]), "-e", script];
+  const loginWork = wanted(CASES, "login") ? await spawnServer(`${WORK_NAME}, login`, work("login", LOGIN_WORK), { IDENTITIES: files.identities }) : undefined;
   const library = (entry: string): string => fileURLToPath(new URL(`../src/${entry}`, import.meta.url));
   const submissionWork = wanted(CASES, "complete submission")
-    ? await spawnServer(`${WORK_NAME}, submission`, ["-e", SUBMISSION_WORK], { JWT_SECRET_FILE: files.secret, CHRYSALIS_LIBRARY: library("index.js"), CHRYSALIS_POW: library("pow/index.js") })
+    ? await spawnServer(`${WORK_NAME}, submission`, work("submission", SUBMISSION_WORK), { JWT_SECRET_FILE: files.secret, CHRYSALIS_LIBRARY: library("index.js"), CHRYSALIS_POW: library("pow/index.js") })
     : undefined;
   const nodes: NodeUnderTest[] = [];
   try {
