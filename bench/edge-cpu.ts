@@ -532,13 +532,15 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
   const hello = await spawnServer("hello", ["-e", HELLO]);
   // The bare servers are profiled beside serve, to compare a node's profile with the work's.
   const work = (which: string, script: string): string[] => [...(profileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `work-${which}-${Date.now()}.cpuprofile`]), "-e", script];
-  const loginWork = wanted(CASES, "login") ? await spawnServer(`${WORK_NAME}, login`, work("login", LOGIN_WORK), { IDENTITIES: files.identities }) : undefined;
   const library = (entry: string): string => fileURLToPath(new URL(`../src/${entry}`, import.meta.url));
-  const submissionWork = wanted(CASES, "complete submission")
-    ? await spawnServer(`${WORK_NAME}, submission`, work("submission", SUBMISSION_WORK), { JWT_SECRET_FILE: files.secret, CHRYSALIS_LIBRARY: library("index.js"), CHRYSALIS_POW: library("pow/index.js") })
-    : undefined;
+  let loginWork: Server | undefined;
+  let submissionWork: Server | undefined;
   const nodes: NodeUnderTest[] = [];
   try {
+    if (wanted(CASES, "login")) loginWork = await spawnServer(`${WORK_NAME}, login`, work("login", LOGIN_WORK), { IDENTITIES: files.identities });
+    if (wanted(CASES, "complete submission")) {
+      submissionWork = await spawnServer(`${WORK_NAME}, submission`, work("submission", SUBMISSION_WORK), { JWT_SECRET_FILE: files.secret, CHRYSALIS_LIBRARY: library("index.js"), CHRYSALIS_POW: library("pow/index.js") });
+    }
     if (wanted(STORES, "lmdb")) nodes.push(await startNodes("lmdb", async () => lmdbStorage(), files, identities[0]!, profileDir));
     // The build before a change, on the same store engines, measured in the same rounds.
     if (baselineDir !== undefined && baselineDir !== "" && wanted(STORES, "lmdb")) nodes.push(await startNodes("lmdb, before", async () => lmdbStorage(), files, identities[0]!, profileDir, join(baselineDir, "cli/main.js")));
@@ -548,11 +550,15 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
       nodes.push(await startNodes("postgres, before", () => postgresStorage(serverUrl), files, identities[0]!, profileDir, join(baselineDir, "cli/main.js")));
     }
     const cases = new Map<string, CpuCase>();
+    // Per counted round: the hello server's µs per request, and the two measurements made in this process beside it.
     const helloMicros: number[] = [];
-    const verifyMultiples: number[] = [];
     const verifies: number[] = [];
     const flushes: number[] = [];
-    const flushMultiples: number[] = [];
+    /** The median of a measurement's per-round multiples of that round's hello request. */
+    const medianMultiple = (micros: readonly number[]): number => median(micros.map((us, i) => us / helloMicros[i]!));
+    // Each client logs in with its own 32 identities in turn: 1,024 in all.
+    const loginPhase = (server: Server): Promise<Phase> =>
+      phase(server.pid, (agent, client, i) => login(agent, server.port, identities[client * (IDENTITIES / CLIENTS) + (i % (IDENTITIES / CLIENTS))]!).then(() => undefined));
     const record = (store: string, name: string, p: Phase, helloUs: number, round: number): void => {
       const key = `${store} ${name}`;
       const entry = cases.get(key) ?? { store, case: name, micros: [], mainMicros: [], multiples: [], rates: [], p50: [], p99: [], hashRates: [] };
@@ -584,19 +590,15 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
       if (round > 0) {
         helloMicros.push(helloUs);
         verifies.push(verifyUs);
-        verifyMultiples.push(verifyUs / helloUs);
         flushes.push(flushUs);
-        flushMultiples.push(flushUs / helloUs);
       }
-      // Each client logs in with its own 32 identities in turn: 1,024 in all.
-      const loginPhase = (server: Server): Promise<Phase> =>
-        phase(server.pid, (agent, client, i) => login(agent, server.port, identities[client * (IDENTITIES / CLIENTS) + (i % (IDENTITIES / CLIENTS))]!).then(() => undefined));
       if (loginWork !== undefined) record(WORK_NAME, "login", await loginPhase(loginWork), helloUs, round);
       // A token of the first node's (every node and the bare server hold the same HS256 secret).
       const token = nodes[0]?.jwt;
-      if (submissionWork !== undefined && token !== undefined) {
+      const bare = submissionWork;
+      if (bare !== undefined && token !== undefined) {
         const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-        const p = await phase(submissionWork.pid, async (agent) => expect(await send(agent, submissionWork.port, "POST", "/api/v1/messages", completeJson([new Uint8Array(32)]), headers), 201, "submission to the bare server"));
+        const p = await phase(bare.pid, async (agent) => expect(await send(agent, bare.port, "POST", "/api/v1/messages", completeJson([new Uint8Array(32)]), headers), 201, "submission to the bare server"));
         record(WORK_NAME, "complete submission", p, helloUs, round);
       }
       for (const node of nodes) {
@@ -633,9 +635,9 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
     const rows: Row[] = [{ suite: "edge", case: `server CPU per request: trivial node:http server, ${CLIENTS} keep-alive clients (µs)`, ours: median(helloMicros), unit: "µs" }];
     // What a login cannot do without on this machine, in the same unit as its budget: one verification (two requests,
     // an HMAC, a JWT and a durable write come on top).
-    rows.push({ suite: "edge", case: "one Ed25519 verification (verifyEd25519), this machine (µs; ratio: median multiple of a hello request)", ours: median(verifies), theirs: median(helloMicros), theirName: "hello request", ratio: median(verifyMultiples), unit: "µs" });
+    rows.push({ suite: "edge", case: "one Ed25519 verification (verifyEd25519), this machine (µs; ratio: median multiple of a hello request)", ours: median(verifies), theirs: median(helloMicros), theirName: "hello request", ratio: medianMultiple(verifies), unit: "µs" });
     // And what a durable write cannot do without: one commit's two flushes (a commit shared by a group pays them once).
-    rows.push({ suite: "edge", case: "one LMDB commit's flushes (a 4 KiB page written and fdatasync'd, then a 4 KiB O_DSYNC write), this machine (µs of CPU; ratio: median multiple of a hello request)", ours: median(flushes), theirs: median(helloMicros), theirName: "hello request", ratio: median(flushMultiples), unit: "µs" });
+    rows.push({ suite: "edge", case: "one LMDB commit's flushes (a 4 KiB page written and fdatasync'd, then a 4 KiB O_DSYNC write), this machine (µs of CPU; ratio: median multiple of a hello request)", ours: median(flushes), theirs: median(helloMicros), theirName: "hello request", ratio: medianMultiple(flushes), unit: "µs" });
     for (const c of cases.values()) {
       const budget = c.store === "lmdb" ? BUDGET[c.case] : undefined;
       const where = c.store !== WORK_NAME ? `serve on ${c.store}` : c.case === "login" ? "the work alone on bare node:http (nonce MAC, SHA-256, one verification, an HS256 JWT; nothing stored, limited, logged or counted)" : "the work alone on bare node:http (JWT checked, JSON read, PoW score, id, kept in a Map; nothing durable, limited, logged or counted)";
