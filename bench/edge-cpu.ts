@@ -243,15 +243,45 @@ server.listen(0, "127.0.0.1", () => process.stdout.write("listening on http://12
 process.once("SIGTERM", () => process.exit(0));
 `;
 
+// With DURABLE_DIR set, a bare server also makes its operation's one durable write, with lmdb-js opened as the node's
+// LMDB store opens it (a write resolves once committed and synced; concurrent writes share a commit): a login redeems
+// its nonce (a 20-byte key, grouped as the node groups redemptions), a submission stores its bytes under its id. Nothing
+// else: no tips, children, index, metadata or ledger. How far the node's LMDB figures sit above these is the node's own.
+const DURABLE = `
+const durable = process.env.DURABLE_DIR === undefined ? undefined : require("lmdb").open({ path: process.env.DURABLE_DIR, keyEncoding: "binary", encoding: "binary", overlappingSync: false, eventTurnBatching: false });
+`;
+
 // A login's work and nothing else, on bare node:http: the nonce of GET is an HMAC of the identity and the second (as
 // the node's stateless nonces are), and the POST of the signature is read as JSON, its nonce made again (the previous
 // second's too, were the second to turn between the two requests), its SHA-256 verified against the identity's key
 // (libsodium where it loads, as the node does), and an HS256 JWT issued. Nothing is stored, limited, logged or
-// counted: how far the node's in-memory login sits above this is what its HTTP handling, edge and auth layer add; how
-// far the LMDB login sits above that is the durable write.
+// counted: how far the node's in-memory login sits above this is what its HTTP handling, edge and auth layer add. With
+// DURABLE_DIR the same server also redeems each nonce in LMDB: the login's work and its one durable write.
 const LOGIN_WORK = `
 const { createServer } = require("node:http");
 const crypto = require("node:crypto");
+${DURABLE}
+// Redemptions made while a commit is in flight wait and go together in the next (as the node groups them).
+let redeeming = false;
+let waiting = [];
+const redeemGroup = () => {
+  const group = waiting;
+  waiting = [];
+  redeeming = true;
+  durable
+    .transaction(() => group.map(({ key }) => (durable.doesExist(key) ? false : (durable.putSync(key, EXPIRY), true))))
+    .then((fresh) => group.forEach((w, i) => w.resolve(fresh[i])), (error) => group.forEach((w) => w.reject(error)))
+    .finally(() => {
+      redeeming = false;
+      if (waiting.length > 0) redeemGroup();
+    });
+};
+const redeem = (key) => new Promise((resolve, reject) => {
+  waiting.push({ key, resolve, reject });
+  if (!redeeming) redeemGroup();
+});
+// The value kept with each redeemed nonce: 8 bytes, as the node keeps its expiry.
+const EXPIRY = Buffer.alloc(8);
 let verify;
 try {
   const sodium = require("sodium-native");
@@ -264,9 +294,17 @@ const nonceKey = crypto.createSecretKey(crypto.randomBytes(32));
 const jwtKey = crypto.createSecretKey(crypto.randomBytes(32));
 const PREFIX = "/authentication/prove-ownership/";
 const header = Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url");
-const nonceOf = (id, second) => {
-  const head = second.toString(16).padStart(8, "0");
-  return head + crypto.createHmac("sha256", nonceKey).update(head + id).digest("hex").slice(0, 32);
+// An identity may log in several times a second: the lane tells its nonces of one second apart. The next lane of an
+// identity is the one after its last redeemed (a login's GET and POST come one after the other, so the POST's nonce
+// is found at the first try, as the node's lane hint finds it).
+const lanes = new Map();
+const laneOf = (id, second) => {
+  const last = lanes.get(id);
+  return last !== undefined && last.second === second ? last.next : 0;
+};
+const nonceOf = (id, second, lane) => {
+  const head = second.toString(16).padStart(8, "0") + lane.toString(16).padStart(2, "0");
+  return head + crypto.createHmac("sha256", nonceKey).update(head + id).digest("hex").slice(0, 30);
 };
 const answer = (res, status, body) => {
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": String(Buffer.byteLength(body)), "cache-control": "no-store" });
@@ -282,17 +320,25 @@ const server = createServer((req, res) => {
   const second = Math.floor(Date.now() / 1000);
   if (req.method === "GET") {
     req.resume();
-    return answer(res, 200, JSON.stringify({ nonce: nonceOf(id, second) }));
+    return answer(res, 200, JSON.stringify({ nonce: nonceOf(id, second, laneOf(id, second)) }));
   }
   const chunks = [];
   req.on("data", (chunk) => chunks.push(chunk));
   req.on("end", () => {
     const signature = Buffer.from(JSON.parse(Buffer.concat(chunks).toString()).signedNonce, "hex");
     for (const s of [second, second - 1]) {
-      if (!verify(signature, crypto.hash("sha256", nonceOf(id, s), "buffer"), key)) continue;
-      const claims = Buffer.from(JSON.stringify({ sub: id, iat: second, exp: second + 3600, jti: crypto.randomBytes(16).toString("base64url") })).toString("base64url");
-      const input = header + "." + claims;
-      return answer(res, 200, JSON.stringify({ jwt: input + "." + crypto.createHmac("sha256", jwtKey).update(input).digest("base64url") }));
+      const lane = laneOf(id, s);
+      const nonce = nonceOf(id, s, lane);
+      if (!verify(signature, crypto.hash("sha256", nonce, "buffer"), key)) continue;
+      const issue = () => {
+        if (lanes.size >= 100000) lanes.clear();
+        lanes.set(id, { second: s, next: lane + 1 });
+        const claims = Buffer.from(JSON.stringify({ sub: id, iat: second, exp: second + 3600, jti: crypto.randomBytes(16).toString("base64url") })).toString("base64url");
+        const input = header + "." + claims;
+        answer(res, 200, JSON.stringify({ jwt: input + "." + crypto.createHmac("sha256", jwtKey).update(input).digest("base64url") }));
+      };
+      if (durable === undefined) return issue();
+      return redeem(Buffer.from(nonce, "hex")).then((fresh) => (fresh ? issue() : answer(res, 401, "{}")), () => answer(res, 503, "{}"));
     }
     answer(res, 401, "{}");
   });
@@ -301,8 +347,20 @@ server.keepAliveTimeout = 65000;
 server.listen(0, "127.0.0.1", () => process.stdout.write("listening on http://127.0.0.1:" + server.address().port + "\\n"));
 process.once("SIGTERM", () => process.exit(0));
 `;
-/** The name their rows go by. */
+/** The names the bare servers' rows go by: without and with DURABLE_DIR. */
 const WORK_NAME = "the work alone";
+const DURABLE_WORK_NAME = "the work and its LMDB write";
+/** What each bare server does, for its rows. */
+const BARE_WORK: Record<string, { [store: string]: string }> = {
+  login: {
+    [WORK_NAME]: "the work alone on bare node:http (nonce MAC, SHA-256, one verification, an HS256 JWT; nothing stored, limited, logged or counted)",
+    [DURABLE_WORK_NAME]: "the work and its LMDB write on bare node:http (the same, and the nonce redeemed in LMDB, redemptions grouped; nothing else stored, limited, logged or counted)",
+  },
+  "complete submission": {
+    [WORK_NAME]: "the work alone on bare node:http (JWT checked, JSON read, PoW score, id, kept in a Map; nothing durable, limited, logged or counted)",
+    [DURABLE_WORK_NAME]: "the work and its LMDB write on bare node:http (the same, the bytes stored under the id in LMDB; no tips, children, index or metadata, nothing limited, logged or counted)",
+  },
+};
 
 // A complete submission's work and nothing else, on bare node:http with the library's public functions: the HS256 JWT
 // checked (signature, algorithm, expiry) on every request, the JSON text read into the message and its bytes
@@ -312,6 +370,7 @@ const WORK_NAME = "the work alone";
 const SUBMISSION_WORK = `
 const { createServer } = require("node:http");
 const crypto = require("node:crypto");
+${DURABLE}
 const secret = crypto.createSecretKey(Buffer.from(require("node:fs").readFileSync(process.env.JWT_SECRET_FILE, "utf8").trim()));
 const answer = (res, status, body) => {
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": String(Buffer.byteLength(body)) });
@@ -340,9 +399,18 @@ Promise.all([import(process.env.CHRYSALIS_LIBRARY), import(process.env.CHRYSALIS
       const { bytes } = messageFromJsonTextWithBytes(Buffer.concat(chunks).toString());
       if (!(powScore(bytes) >= 0)) return answer(res, 400, "{}");
       const id = messageId(bytes);
-      if (stored.size >= 100000) stored.clear();
-      stored.set(id, bytes);
-      answer(res, 201, JSON.stringify({ data: { messageId: id } }));
+      const body = JSON.stringify({ data: { messageId: id } });
+      if (durable === undefined) {
+        if (stored.size >= 100000) stored.clear();
+        stored.set(id, bytes);
+        return answer(res, 201, body);
+      }
+      const key = Buffer.from(id, "hex");
+      durable
+        .transaction(() => {
+          if (!durable.doesExist(key)) durable.putSync(key, bytes);
+        })
+        .then(() => answer(res, 201, body), () => answer(res, 503, "{}"));
     });
   });
   server.keepAliveTimeout = 65000;
@@ -533,13 +601,17 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
   // The bare servers are profiled beside serve, to compare a node's profile with the work's.
   const work = (which: string, script: string): string[] => [...(profileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `work-${which}-${Date.now()}.cpuprofile`]), "-e", script];
   const library = (entry: string): string => fileURLToPath(new URL(`../src/${entry}`, import.meta.url));
-  let loginWork: Server | undefined;
-  let submissionWork: Server | undefined;
+  /** The bare servers: each case's work alone, and with its one durable write. */
+  const bares: { store: string; case: string; server: Server }[] = [];
   const nodes: NodeUnderTest[] = [];
   try {
-    if (wanted(CASES, "login")) loginWork = await spawnServer(`${WORK_NAME}, login`, work("login", LOGIN_WORK), { IDENTITIES: files.identities });
-    if (wanted(CASES, "complete submission")) {
-      submissionWork = await spawnServer(`${WORK_NAME}, submission`, work("submission", SUBMISSION_WORK), { JWT_SECRET_FILE: files.secret, CHRYSALIS_LIBRARY: library("index.js"), CHRYSALIS_POW: library("pow/index.js") });
+    for (const [store, durable] of [[WORK_NAME, {}], [DURABLE_WORK_NAME, { DURABLE_DIR: join(dir, "durable-") }]] as const) {
+      const env = (which: string): Record<string, string> => ("DURABLE_DIR" in durable ? { DURABLE_DIR: durable.DURABLE_DIR + which } : {});
+      if (wanted(CASES, "login")) bares.push({ store, case: "login", server: await spawnServer(`${store}, login`, work("login", LOGIN_WORK), { IDENTITIES: files.identities, ...env("login") }) });
+      if (wanted(CASES, "complete submission")) {
+        const server = await spawnServer(`${store}, submission`, work("submission", SUBMISSION_WORK), { JWT_SECRET_FILE: files.secret, CHRYSALIS_LIBRARY: library("index.js"), CHRYSALIS_POW: library("pow/index.js"), ...env("submission") });
+        bares.push({ store, case: "complete submission", server });
+      }
     }
     if (wanted(STORES, "lmdb")) nodes.push(await startNodes("lmdb", async () => lmdbStorage(), files, identities[0]!, profileDir));
     // The build before a change, on the same store engines, measured in the same rounds.
@@ -592,14 +664,15 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
         verifies.push(verifyUs);
         flushes.push(flushUs);
       }
-      if (loginWork !== undefined) record(WORK_NAME, "login", await loginPhase(loginWork), helloUs, round);
-      // A token of the first node's (every node and the bare server hold the same HS256 secret).
+      // A token of the first node's (every node and the bare servers hold the same HS256 secret).
       const token = nodes[0]?.jwt;
-      const bare = submissionWork;
-      if (bare !== undefined && token !== undefined) {
-        const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-        const p = await phase(bare.pid, async (agent) => expect(await send(agent, bare.port, "POST", "/api/v1/messages", completeJson([new Uint8Array(32)]), headers), 201, "submission to the bare server"));
-        record(WORK_NAME, "complete submission", p, helloUs, round);
+      for (const { store, case: name, server } of bares) {
+        if (name === "login") record(store, name, await loginPhase(server), helloUs, round);
+        else if (token !== undefined) {
+          const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+          const p = await phase(server.pid, async (agent) => expect(await send(agent, server.port, "POST", "/api/v1/messages", completeJson([new Uint8Array(32)]), headers), 201, "submission to a bare server"));
+          record(store, name, p, helloUs, round);
+        }
       }
       for (const node of nodes) {
         const auth = { authorization: `Bearer ${node.jwt}`, "content-type": "application/json" };
@@ -640,7 +713,7 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
     rows.push({ suite: "edge", case: "one LMDB commit's flushes (a 4 KiB page written and fdatasync'd, then a 4 KiB O_DSYNC write), this machine (µs of CPU; ratio: median multiple of a hello request)", ours: median(flushes), theirs: median(helloMicros), theirName: "hello request", ratio: medianMultiple(flushes), unit: "µs" });
     for (const c of cases.values()) {
       const budget = c.store === "lmdb" ? BUDGET[c.case] : undefined;
-      const where = c.store !== WORK_NAME ? `serve on ${c.store}` : c.case === "login" ? "the work alone on bare node:http (nonce MAC, SHA-256, one verification, an HS256 JWT; nothing stored, limited, logged or counted)" : "the work alone on bare node:http (JWT checked, JSON read, PoW score, id, kept in a Map; nothing durable, limited, logged or counted)";
+      const where = BARE_WORK[c.case]?.[c.store] ?? `serve on ${c.store}`;
       rows.push({
         suite: "edge",
         case: `${c.case}, ${where}: throughput (ops/s), ${CLIENTS} keep-alive clients; latency p50 ${median(c.p50).toFixed(1)} ms, p99 ${median(c.p99).toFixed(1)} ms`,
@@ -663,8 +736,7 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
     return { rows, cases: [...cases.values()], hello: helloMicros };
   } finally {
     await hello.stop();
-    await loginWork?.stop();
-    await submissionWork?.stop();
+    for (const bare of bares) await bare.server.stop();
     await Promise.all(nodes.map((n) => n.close()));
     rmSync(dir, { recursive: true, force: true });
   }
