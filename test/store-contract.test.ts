@@ -1057,6 +1057,48 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         const now = await Promise.all(nonces.map((nonce) => again.redeemNonce(nonce, expires)));
         expect(now).toEqual(settled.map((outcome) => !("redeemed" in outcome)));
       });
+
+      it("a close with calls of every kind under way, more than a pool has connections: each answers as it would have, a write that answered is kept, a call after it is refused", async () => {
+        const { store, storage, owner } = await fresh();
+        const messages = Array.from({ length: 8 }, (_, i) => indexation([ZERO_MESSAGE_ID], `closing ${i}`));
+        const many = <T>(count: number, call: (i: number) => Promise<T>): Promise<T>[] => Array.from({ length: count }, (_, i) => call(i));
+        const calls = {
+          accepts: messages.map((m) => store.accept(m)),
+          has: many(30, () => store.has("ab".repeat(32))),
+          gets: many(30, () => store.get(messages[0]!.id)),
+          balances: many(30, () => store.addressBalance(owner.address)),
+          revoked: many(10, (i) => store.isTokenRevoked(`closing-${i}`)),
+          secret: store.secret("closing-secret", () => new Uint8Array(32).fill(7)),
+          sweep: store.sweep(Date.now()),
+        };
+        const closed = store.close();
+        const late = refusal(store.has(ZERO_MESSAGE_ID));
+        // A call left waiting would never settle: a deadline tells it from a slow one.
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const deadline = new Promise<"left waiting">((resolve) => (timer = setTimeout(() => resolve("left waiting"), 20_000)));
+        const all = Promise.all([Promise.all(calls.accepts), Promise.all(calls.has), Promise.all(calls.gets), Promise.all(calls.balances), Promise.all(calls.revoked), calls.secret, calls.sweep]);
+        const answered = await Promise.race([all, deadline]);
+        clearTimeout(timer);
+        expect(answered).not.toBe("left waiting");
+        const [accepted, has, gets, balances, revoked, secret] = await all;
+        expect(accepted).toEqual(messages.map(() => ({ stored: true })));
+        expect(has).toEqual(has.map(() => false));
+        // Read while its write was under way: stored or not yet, never a failure.
+        for (const got of gets) if (got !== undefined) expect(got.id).toBe(messages[0]!.id);
+        expect(balances).toEqual(balances.map(() => ({ balance: 100 * MI, dustAllowance: 0, dustOutputs: 0 })));
+        expect(revoked).toEqual(revoked.map(() => false));
+        expect([...secret]).toEqual(new Array(32).fill(7));
+        expect((await late).code).toBe("STORE_UNAVAILABLE");
+        await closed;
+
+        if (engine.persistent) {
+          const again = storage.store();
+          cleanup.push(() => again.close());
+          await again.open({ network: NETWORK });
+          for (const m of messages) expect(await again.has(m.id)).toBe(true);
+          expect([...(await again.secret("closing-secret", () => new Uint8Array(32)))]).toEqual(new Array(32).fill(7));
+        }
+      });
     });
   });
 });

@@ -147,4 +147,25 @@ describe("Grouped", () => {
     expect(await groups.run("h")).toBe("h");
     expect(calls).toBe(6);
   });
+
+  it("idle() resolves once no group is in flight and none waits: at once when idle, else after the last group settles", async () => {
+    const groups = new Grouped<() => Promise<string>, string>(eachOnItsOwn);
+    let idle = false;
+    await groups.idle();
+    expect(groups.busy).toBe(false);
+    const [a, b] = [write(), write()];
+    const pa = groups.run(() => a.start());
+    const pb = groups.run(() => b.start()).catch((error: Error) => error.message);
+    expect(groups.busy).toBe(true);
+    void groups.idle().then(() => (idle = true));
+    a.resolve("a");
+    await turn();
+    // The first group settled; the second (b) is in flight now.
+    expect([idle, groups.busy, b.started]).toEqual([false, true, true]);
+    b.reject(new Error("b failed"));
+    await turn();
+    expect([idle, groups.busy]).toEqual([true, false]);
+    expect(await pa).toBe("a");
+    expect(await pb).toBe("b failed");
+  });
 });

@@ -281,8 +281,8 @@ export interface NodeStore {
 
   /** Creates the store or checks an existing one (network, schema version); applies genesis only when new. */
   open(options: StoreOpenOptions): Promise<StoreOpenResult>;
-  /** Flushes and releases the engine; calls made from then on fail. A write already made either lands whole or fails
-   * with nothing written (LMDB lets every one finish first; PostgreSQL finishes the statements already sent). */
+  /** Flushes and releases the engine once every call made before it has settled (none is left waiting: a write lands
+   * whole, a read answers); calls made from then on fail with STORE_UNAVAILABLE. */
   close(): Promise<void>;
 
   // Messages.

@@ -26,9 +26,20 @@ export class Grouped<A, R> {
   readonly #call: GroupCall<A, R>;
   #inFlight = false;
   #waiting: Waiting<A, R>[] = [];
+  #idle: (() => void)[] = [];
 
   constructor(call: GroupCall<A, R>) {
     this.#call = call;
+  }
+
+  /** Whether a group is in flight (calls waiting for the next go when it settles). */
+  get busy(): boolean {
+    return this.#inFlight;
+  }
+
+  /** Resolves once no group is in flight and no call waits: a store's close() lets the calls made before it finish. */
+  idle(): Promise<void> {
+    return this.#inFlight ? new Promise((resolve) => this.#idle.push(resolve)) : Promise.resolve();
   }
 
   /** Sends `item` now if no group is in flight, or with the next group; resolves or rejects with its own outcome. */
@@ -68,6 +79,7 @@ export class Grouped<A, R> {
     const next = this.#waiting;
     if (next.length === 0) {
       this.#inFlight = false;
+      for (const resolve of this.#idle.splice(0)) resolve();
       return;
     }
     this.#waiting = [];

@@ -229,6 +229,8 @@ export class PostgresStore implements NodeStore {
   #pg: typeof import("pg").default | undefined;
   #connecting: Promise<Pool> | undefined;
   #closed = false;
+  /** Statements and transactions under way, which close() lets finish (#track). */
+  readonly #working = new Set<Promise<unknown>>();
 
   constructor(options: PostgresStoreOptions | string) {
     this.#options = typeof options === "string" ? { connectionString: options } : options;
@@ -499,24 +501,49 @@ export class PostgresStore implements NodeStore {
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    // Calls from now on are refused (#poolOrThrow). What was called before finishes first: the statements and
+    // transactions under way, the calls waiting for their group, and the later statements of an operation under way.
+    // Only then does the pool end: node-postgres never serves a query still waiting for a connection when its pool
+    // ends, and fails it only when its connection timeout runs out (5 s by default). A statement begun after the end is
+    // refused (#livePool).
     this.#closed = true;
     await this.#connecting?.catch(() => undefined);
+    const groups = [this.#messageReads, this.#redemptions, this.#revocationChecks];
+    while (this.#working.size > 0 || groups.some((group) => group.busy)) {
+      await Promise.allSettled([...this.#working, ...groups.map((group) => group.idle())]);
+    }
     const pool = this.#pool;
     this.#pool = undefined;
     if (pool !== undefined) await pool.end();
   }
 
+  /** The pool, for a call made now: refused once close() was called. */
   #poolOrThrow(): Pool {
     if (this.#closed) throw storeClosed();
+    return this.#livePool();
+  }
+
+  /** The pool, for a statement of a call made earlier (its group's, or its next step): refused once the pool ended. */
+  #livePool(): Pool {
     const pool = this.#pool;
-    if (pool === undefined) throw new NodeError("STORE_UNAVAILABLE", "the store is not open yet");
+    if (pool === undefined) throw this.#closed ? storeClosed() : new NodeError("STORE_UNAVAILABLE", "the store is not open yet");
     return pool;
   }
 
-  async #query<R extends QueryResultRow>(config: QueryConfig): Promise<R[]> {
-    const pool = this.#poolOrThrow();
+  /** `work`, kept among the work under way until it settles. */
+  #track<T>(work: Promise<T>): Promise<T> {
+    this.#working.add(work);
+    const settled = (): void => void this.#working.delete(work);
+    work.then(settled, settled);
+    return work;
+  }
+
+  /** One statement; `continuing`: a statement of a call made earlier (a group's, or an operation's next step), which a
+   * close() called meanwhile lets run. */
+  async #query<R extends QueryResultRow>(config: QueryConfig, continuing = false): Promise<R[]> {
+    const pool = continuing ? this.#livePool() : this.#poolOrThrow();
     try {
-      return (await pool.query<R>(config)).rows;
+      return (await this.#track(pool.query<R>(config))).rows;
     } catch (error) {
       throw this.#failure(error);
     }
@@ -527,9 +554,14 @@ export class PostgresStore implements NodeStore {
    * back and comes through as it is; a deadlock or serialisation failure is retried; a lost connection is
    * STORE_UNAVAILABLE (the transaction did not commit, or its outcome is unknown and a retry finds the message stored).
    */
-  async #transaction<T>(body: (client: PoolClient) => Promise<T>, begin = "BEGIN"): Promise<T> {
+  #transaction<T>(body: (client: PoolClient) => Promise<T>, begin = "BEGIN"): Promise<T> {
+    return this.#track(this.#attempts(body, begin));
+  }
+
+  /** #transaction's attempts; its callers check the store is open before they begin (#poolOrThrow). */
+  async #attempts<T>(body: (client: PoolClient) => Promise<T>, begin: string): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const pool = this.#poolOrThrow();
+      const pool = this.#livePool();
       let client: PoolClient;
       try {
         client = await pool.connect();
@@ -591,7 +623,7 @@ export class PostgresStore implements NodeStore {
       // One statement is one atomic write: no transaction round trips needed. A deadlock aborts it whole; retried.
       for (let attempt = 1; ; attempt++) {
         try {
-          const rows = await this.#query<{ seq: string }>(insertMessage);
+          const rows = await this.#query<{ seq: string }>(insertMessage, attempt > 1);
           return { stored: rows.length > 0 };
         } catch (error) {
           if (!(attempt < RETRIES && retryable((error as { cause?: unknown }).cause))) throw error;
@@ -682,6 +714,7 @@ export class PostgresStore implements NodeStore {
   }
 
   async get(id: string): Promise<StoredMessage | undefined> {
+    this.#poolOrThrow();
     const raw = await this.#messageReads.run(hexBytes(id, "id", 32));
     if (raw === undefined) return undefined;
     return storedMessage(id.toLowerCase(), new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength));
@@ -692,11 +725,10 @@ export class PostgresStore implements NodeStore {
    * the node 42–50 µs padded against 56–61 µs unpadded, at 18–21 k reads a second against 13–14 k (PostgreSQL's own
    * work shares the machine); psql shows custom plans for this lookup either way, so the cause is not settled. */
   readonly #messageReads = new Grouped<Buffer, Buffer | undefined>(async (ids) => {
-    const rows = await this.#query<{ id: Buffer; bytes: Buffer }>({
-      name: "chrysalis_get_messages",
-      text: "SELECT id, bytes FROM chrysalis.messages WHERE id = ANY($1::bytea[])",
-      values: [planned(ids)],
-    });
+    const rows = await this.#query<{ id: Buffer; bytes: Buffer }>(
+      { name: "chrysalis_get_messages", text: "SELECT id, bytes FROM chrysalis.messages WHERE id = ANY($1::bytea[])", values: [planned(ids)] },
+      true,
+    );
     const found = new Map(rows.map((r) => [r.id.toString("hex"), r.bytes]));
     const given = new Set<string>();
     return ids.map((id) => {
@@ -851,6 +883,7 @@ export class PostgresStore implements NodeStore {
   // Prove-ownership and JWT state
 
   async redeemNonce(nonce: string, expiresAt: number): Promise<boolean> {
+    this.#poolOrThrow();
     return this.#redemptions.run({ nonce: storableText(nonce, "nonce"), expiresAt });
   }
 
@@ -864,12 +897,15 @@ export class PostgresStore implements NodeStore {
     const expiry = new Map<string, number>();
     for (const i of items) if (!expiry.has(i.nonce)) expiry.set(i.nonce, i.expiresAt);
     const nonces = [...expiry.keys()].sort();
-    const rows = await this.#query<{ nonce: string }>({
-      name: "chrysalis_redeem_nonces",
-      text: `INSERT INTO chrysalis.redeemed_nonces (nonce, expires_at) SELECT * FROM unnest($1::text[], $2::float8[])
+    const rows = await this.#query<{ nonce: string }>(
+      {
+        name: "chrysalis_redeem_nonces",
+        text: `INSERT INTO chrysalis.redeemed_nonces (nonce, expires_at) SELECT * FROM unnest($1::text[], $2::float8[])
              ON CONFLICT (nonce) DO NOTHING RETURNING nonce`,
-      values: [nonces, nonces.map((n) => expiry.get(n)!)],
-    });
+        values: [nonces, nonces.map((n) => expiry.get(n)!)],
+      },
+      true,
+    );
     const inserted = new Set(rows.map((r) => r.nonce));
     return items.map((i) => ({ status: "fulfilled", value: inserted.delete(i.nonce) }) as const);
   });
@@ -884,39 +920,39 @@ export class PostgresStore implements NodeStore {
   }
 
   async isTokenRevoked(jti: string): Promise<boolean> {
+    this.#poolOrThrow();
     return this.#revocationChecks.run(storableText(jti, "jti"));
   }
 
   /** Every authenticated request asks this: the checks that arrive while one is being read go as one statement (its
    * list padded as the message reads' is). */
   readonly #revocationChecks = new Grouped<string, boolean>(async (jtis) => {
-    const rows = await this.#query<{ jti: string }>({
-      name: "chrysalis_are_revoked",
-      text: "SELECT jti FROM chrysalis.revoked_tokens WHERE jti = ANY($1::text[])",
-      values: [planned(jtis)],
-    });
+    const rows = await this.#query<{ jti: string }>(
+      { name: "chrysalis_are_revoked", text: "SELECT jti FROM chrysalis.revoked_tokens WHERE jti = ANY($1::text[])", values: [planned(jtis)] },
+      true,
+    );
     const revoked = new Set(rows.map((r) => r.jti));
     return jtis.map((jti) => ({ status: "fulfilled", value: revoked.has(jti) }) as const);
   });
 
   async secret(name: string, create: () => Uint8Array): Promise<Uint8Array> {
-    const read = async (): Promise<Uint8Array | undefined> => {
-      const rows = await this.#query<{ value: Buffer }>({ name: "chrysalis_secret", text: "SELECT value FROM chrysalis.secrets WHERE name = $1", values: [name] });
+    const read = async (continuing: boolean): Promise<Uint8Array | undefined> => {
+      const rows = await this.#query<{ value: Buffer }>({ name: "chrysalis_secret", text: "SELECT value FROM chrysalis.secrets WHERE name = $1", values: [name] }, continuing);
       const value = rows[0]?.value;
       return value === undefined ? undefined : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
     };
-    const stored = await read();
+    const stored = await read(false);
     if (stored !== undefined) return stored;
     // Whichever instance inserts first wins; every instance then reads that one (a new statement sees the commit).
-    await this.#query({ text: "INSERT INTO chrysalis.secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", values: [name, Buffer.from(create())] });
-    const value = await read();
+    await this.#query({ text: "INSERT INTO chrysalis.secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", values: [name, Buffer.from(create())] }, true);
+    const value = await read(true);
     if (value === undefined) throw new NodeError("STORE_UNAVAILABLE", `the secret ${name} could not be stored`);
     return value;
   }
 
   async sweep(now: number): Promise<void> {
     await this.#query({ text: "DELETE FROM chrysalis.redeemed_nonces WHERE expires_at < $1", values: [now] });
-    await this.#query({ text: "DELETE FROM chrysalis.revoked_tokens WHERE expires_at < $1", values: [now] });
+    await this.#query({ text: "DELETE FROM chrysalis.revoked_tokens WHERE expires_at < $1", values: [now] }, true);
   }
 
   // ---------------------------------------------------------------------------------------------------------------
