@@ -1058,28 +1058,35 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         expect(now).toEqual(settled.map((outcome) => !("redeemed" in outcome)));
       });
 
-      it("a close with calls of every kind under way, more than a pool has connections: each answers as it would have, a write that answered is kept, a call after it is refused", async () => {
+      it("a close with calls of every kind under way, more than a pool has connections: each answers as it would have and before close() resolves, a write that answered is kept, a call after it is refused", async () => {
         const { store, storage, owner } = await fresh();
         const messages = Array.from({ length: 8 }, (_, i) => indexation([ZERO_MESSAGE_ID], `closing ${i}`));
         const many = <T>(count: number, call: (i: number) => Promise<T>): Promise<T>[] => Array.from({ length: count }, (_, i) => call(i));
+        // The order in which the calls and the closes settle.
+        const order: string[] = [];
+        const seen = <T>(name: string, call: Promise<T>): Promise<T> => call.finally(() => order.push(name));
         const calls = {
-          accepts: messages.map((m) => store.accept(m)),
-          has: many(30, () => store.has("ab".repeat(32))),
-          gets: many(30, () => store.get(messages[0]!.id)),
-          balances: many(30, () => store.addressBalance(owner.address)),
-          revoked: many(10, (i) => store.isTokenRevoked(`closing-${i}`)),
-          secret: store.secret("closing-secret", () => new Uint8Array(32).fill(7)),
-          sweep: store.sweep(Date.now()),
+          accepts: messages.map((m) => seen("call", store.accept(m))),
+          has: many(30, () => seen("call", store.has("ab".repeat(32)))),
+          gets: many(30, () => seen("call", store.get(messages[0]!.id))),
+          balances: many(30, () => seen("call", store.addressBalance(owner.address))),
+          revoked: many(10, (i) => seen("call", store.isTokenRevoked(`closing-${i}`))),
+          secret: seen("call", store.secret("closing-secret", () => new Uint8Array(32).fill(7))),
+          sweep: seen("call", store.sweep(Date.now())),
         };
-        const closed = store.close();
+        const closed = seen("close", store.close());
+        // A second close() waits for the same.
+        const closedAgain = seen("close", store.close());
         const late = refusal(store.has(ZERO_MESSAGE_ID));
+        const all = Promise.all([Promise.all(calls.accepts), Promise.all(calls.has), Promise.all(calls.gets), Promise.all(calls.balances), Promise.all(calls.revoked), calls.secret, calls.sweep]);
         // A call left waiting would never settle: a deadline tells it from a slow one.
         let timer: ReturnType<typeof setTimeout> | undefined;
-        const deadline = new Promise<"left waiting">((resolve) => (timer = setTimeout(() => resolve("left waiting"), 20_000)));
-        const all = Promise.all([Promise.all(calls.accepts), Promise.all(calls.has), Promise.all(calls.gets), Promise.all(calls.balances), Promise.all(calls.revoked), calls.secret, calls.sweep]);
-        const answered = await Promise.race([all, deadline]);
-        clearTimeout(timer);
-        expect(answered).not.toBe("left waiting");
+        try {
+          const deadline = new Promise<"left waiting">((resolve) => (timer = setTimeout(() => resolve("left waiting"), 20_000)));
+          expect(await Promise.race([Promise.all([all, closed, closedAgain]), deadline])).not.toBe("left waiting");
+        } finally {
+          clearTimeout(timer);
+        }
         const [accepted, has, gets, balances, revoked, secret] = await all;
         expect(accepted).toEqual(messages.map(() => ({ stored: true })));
         expect(has).toEqual(has.map(() => false));
@@ -1088,8 +1095,8 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         expect(balances).toEqual(balances.map(() => ({ balance: 100 * MI, dustAllowance: 0, dustOutputs: 0 })));
         expect(revoked).toEqual(revoked.map(() => false));
         expect([...secret]).toEqual(new Array(32).fill(7));
+        expect(order.slice(-2)).toEqual(["close", "close"]);
         expect((await late).code).toBe("STORE_UNAVAILABLE");
-        await closed;
 
         if (engine.persistent) {
           const again = storage.store();
@@ -1097,6 +1104,19 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
           await again.open({ network: NETWORK });
           for (const m of messages) expect(await again.has(m.id)).toBe(true);
           expect([...(await again.secret("closing-secret", () => new Uint8Array(32)))]).toEqual(new Array(32).fill(7));
+        }
+      });
+
+      it("a close right after a call of several statements (a new secret: read, insert, read again) lets all of them run", async () => {
+        const { store, storage } = await fresh();
+        const secret = store.secret("made-while-closing", () => new Uint8Array(32).fill(9));
+        await store.close();
+        expect([...(await secret)]).toEqual(new Array(32).fill(9));
+        if (engine.persistent) {
+          const again = storage.store();
+          cleanup.push(() => again.close());
+          await again.open({ network: NETWORK });
+          expect([...(await again.secret("made-while-closing", () => new Uint8Array(32)))]).toEqual(new Array(32).fill(9));
         }
       });
     });

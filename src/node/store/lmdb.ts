@@ -243,6 +243,8 @@ export class LmdbStore implements NodeStore {
   #probe: { db: Db; probe: RangeProbe } | undefined;
   #env: Promise<Db> | undefined;
   #closed = false;
+  /** What close() does, once: a second call waits for the same. */
+  #closing: Promise<void> | undefined;
   /** Set while compact() swaps the data file: reads and writes are refused rather than sent to a file being replaced. */
   #compacting = false;
   /** Writes in flight, so compact() can wait for them before it copies. */
@@ -533,8 +535,11 @@ export class LmdbStore implements NodeStore {
     return outputs.length;
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  close(): Promise<void> {
+    return (this.#closing ??= this.#close());
+  }
+
+  async #close(): Promise<void> {
     this.#closed = true;
     await this.#env?.catch(() => undefined);
     // Calls from now on are refused (#read); the writes already made finish first, a redemption still waiting for its

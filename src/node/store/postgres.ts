@@ -229,6 +229,8 @@ export class PostgresStore implements NodeStore {
   #pg: typeof import("pg").default | undefined;
   #connecting: Promise<Pool> | undefined;
   #closed = false;
+  /** What close() does, once: a second call waits for the same. */
+  #closing: Promise<void> | undefined;
   /** Statements and transactions under way, which close() lets finish (#track). */
   readonly #working = new Set<Promise<unknown>>();
 
@@ -499,8 +501,11 @@ export class PostgresStore implements NodeStore {
     );
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  close(): Promise<void> {
+    return (this.#closing ??= this.#close());
+  }
+
+  async #close(): Promise<void> {
     // Calls from now on are refused (#poolOrThrow). What was called before finishes first: the statements and
     // transactions under way, the calls waiting for their group, and the later statements of an operation under way.
     // Only then does the pool end: node-postgres never serves a query still waiting for a connection when its pool
@@ -538,8 +543,19 @@ export class PostgresStore implements NodeStore {
     return work;
   }
 
-  /** One statement; `continuing`: a statement of a call made earlier (a group's, or an operation's next step), which a
-   * close() called meanwhile lets run. */
+  /** A call of several statements (they go as `continuing`): refused once close() was called, else tracked whole, so
+   * that a close() called between two of its statements waits for the rest. */
+  #steps<T>(steps: () => Promise<T>): Promise<T> {
+    try {
+      this.#poolOrThrow();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#track(steps());
+  }
+
+  /** One statement; `continuing`: a statement of a call made earlier (a group's, or a step of #steps), which a close()
+   * called meanwhile lets run. */
   async #query<R extends QueryResultRow>(config: QueryConfig, continuing = false): Promise<R[]> {
     const pool = continuing ? this.#livePool() : this.#poolOrThrow();
     try {
@@ -621,14 +637,16 @@ export class PostgresStore implements NodeStore {
     const milestone = acceptance.milestone;
     if (mutation === undefined && milestone === undefined) {
       // One statement is one atomic write: no transaction round trips needed. A deadlock aborts it whole; retried.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          const rows = await this.#query<{ seq: string }>(insertMessage, attempt > 1);
-          return { stored: rows.length > 0 };
-        } catch (error) {
-          if (!(attempt < RETRIES && retryable((error as { cause?: unknown }).cause))) throw error;
+      return this.#steps(async () => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            const rows = await this.#query<{ seq: string }>(insertMessage, true);
+            return { stored: rows.length > 0 };
+          } catch (error) {
+            if (!(attempt < RETRIES && retryable((error as { cause?: unknown }).cause))) throw error;
+          }
         }
-      }
+      });
     }
 
     const consumed = mutation === undefined ? [] : mutation.consumed.map((o, i) => hexBytes(o, `ledger.consumed[${i}]`, 34));
@@ -935,24 +953,28 @@ export class PostgresStore implements NodeStore {
     return jtis.map((jti) => ({ status: "fulfilled", value: revoked.has(jti) }) as const);
   });
 
-  async secret(name: string, create: () => Uint8Array): Promise<Uint8Array> {
-    const read = async (continuing: boolean): Promise<Uint8Array | undefined> => {
-      const rows = await this.#query<{ value: Buffer }>({ name: "chrysalis_secret", text: "SELECT value FROM chrysalis.secrets WHERE name = $1", values: [name] }, continuing);
+  secret(name: string, create: () => Uint8Array): Promise<Uint8Array> {
+    const read = async (): Promise<Uint8Array | undefined> => {
+      const rows = await this.#query<{ value: Buffer }>({ name: "chrysalis_secret", text: "SELECT value FROM chrysalis.secrets WHERE name = $1", values: [name] }, true);
       const value = rows[0]?.value;
       return value === undefined ? undefined : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
     };
-    const stored = await read(false);
-    if (stored !== undefined) return stored;
-    // Whichever instance inserts first wins; every instance then reads that one (a new statement sees the commit).
-    await this.#query({ text: "INSERT INTO chrysalis.secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", values: [name, Buffer.from(create())] }, true);
-    const value = await read(true);
-    if (value === undefined) throw new NodeError("STORE_UNAVAILABLE", `the secret ${name} could not be stored`);
-    return value;
+    return this.#steps(async () => {
+      const stored = await read();
+      if (stored !== undefined) return stored;
+      // Whichever instance inserts first wins; every instance then reads that one (a new statement sees the commit).
+      await this.#query({ text: "INSERT INTO chrysalis.secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", values: [name, Buffer.from(create())] }, true);
+      const value = await read();
+      if (value === undefined) throw new NodeError("STORE_UNAVAILABLE", `the secret ${name} could not be stored`);
+      return value;
+    });
   }
 
-  async sweep(now: number): Promise<void> {
-    await this.#query({ text: "DELETE FROM chrysalis.redeemed_nonces WHERE expires_at < $1", values: [now] });
-    await this.#query({ text: "DELETE FROM chrysalis.revoked_tokens WHERE expires_at < $1", values: [now] }, true);
+  sweep(now: number): Promise<void> {
+    return this.#steps(async () => {
+      await this.#query({ text: "DELETE FROM chrysalis.redeemed_nonces WHERE expires_at < $1", values: [now] }, true);
+      await this.#query({ text: "DELETE FROM chrysalis.revoked_tokens WHERE expires_at < $1", values: [now] }, true);
+    });
   }
 
   // ---------------------------------------------------------------------------------------------------------------
