@@ -26,6 +26,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, constants, fdatasyncSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { Agent, request } from "node:http";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -248,7 +249,7 @@ process.once("SIGTERM", () => process.exit(0));
 // its nonce (a 20-byte key, grouped as the node groups redemptions), a submission stores its bytes under its id. Nothing
 // else: no tips, children, index, metadata or ledger. How far the node's LMDB figures sit above these is the node's own.
 const DURABLE = `
-const durable = process.env.DURABLE_DIR === undefined ? undefined : require("lmdb").open({ path: process.env.DURABLE_DIR, keyEncoding: "binary", encoding: "binary", overlappingSync: false, eventTurnBatching: false });
+const durable = process.env.DURABLE_DIR === undefined ? undefined : require(process.env.LMDB_MODULE).open({ path: process.env.DURABLE_DIR, keyEncoding: "binary", encoding: "binary", overlappingSync: false, eventTurnBatching: false });
 `;
 
 // A login's work and nothing else, on bare node:http: the nonce of GET is an HMAC of the identity and the second (as
@@ -268,8 +269,13 @@ const redeemGroup = () => {
   const group = waiting;
   waiting = [];
   redeeming = true;
-  durable
-    .transaction(() => group.map(({ key }) => (durable.doesExist(key) ? false : (durable.putSync(key, EXPIRY), true))))
+  let written;
+  try {
+    written = durable.transaction(() => group.map(({ key }) => (durable.doesExist(key) ? false : (durable.putSync(key, EXPIRY), true))));
+  } catch (error) {
+    written = Promise.reject(error);
+  }
+  written
     .then((fresh) => group.forEach((w, i) => w.resolve(fresh[i])), (error) => group.forEach((w) => w.reject(error)))
     .finally(() => {
       redeeming = false;
@@ -284,7 +290,7 @@ const redeem = (key) => new Promise((resolve, reject) => {
 const EXPIRY = Buffer.alloc(8);
 let verify;
 try {
-  const sodium = require("sodium-native");
+  const sodium = require(process.env.SODIUM_MODULE);
   verify = (signature, digest, key) => sodium.crypto_sign_verify_detached(signature, digest, key);
 } catch {
   verify = (signature, digest, key) => crypto.verify(null, digest, crypto.createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: key.toString("base64url") }, format: "jwk" }), signature);
@@ -296,7 +302,8 @@ const PREFIX = "/authentication/prove-ownership/";
 const header = Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url");
 // An identity may log in several times a second: the lane tells its nonces of one second apart. The next lane of an
 // identity is the one after its last redeemed (a login's GET and POST come one after the other, so the POST's nonce
-// is found at the first try, as the node's lane hint finds it).
+// is found at the first try, as the node's lane hint finds it). Each identity here belongs to one client, which logs
+// in one step at a time: no two logins of one identity overlap.
 const lanes = new Map();
 const laneOf = (id, second) => {
   const last = lanes.get(id);
@@ -347,6 +354,15 @@ server.keepAliveTimeout = 65000;
 server.listen(0, "127.0.0.1", () => process.stdout.write("listening on http://127.0.0.1:" + server.address().port + "\\n"));
 process.once("SIGTERM", () => process.exit(0));
 `;
+/** The path a package resolves to from this module, or undefined when it is not installed. */
+function moduleHere(name: string): string | undefined {
+  try {
+    return createRequire(import.meta.url).resolve(name);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The names the bare servers' rows go by: without and with DURABLE_DIR. */
 const WORK_NAME = "the work alone";
 const DURABLE_WORK_NAME = "the work and its LMDB write";
@@ -605,11 +621,18 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
   const bares: { store: string; case: string; server: Server }[] = [];
   const nodes: NodeUnderTest[] = [];
   try {
-    for (const [store, durable] of [[WORK_NAME, {}], [DURABLE_WORK_NAME, { DURABLE_DIR: join(dir, "durable-") }]] as const) {
-      const env = (which: string): Record<string, string> => ("DURABLE_DIR" in durable ? { DURABLE_DIR: durable.DURABLE_DIR + which } : {});
-      if (wanted(CASES, "login")) bares.push({ store, case: "login", server: await spawnServer(`${store}, login`, work("login", LOGIN_WORK), { IDENTITIES: files.identities, ...env("login") }) });
+    for (const durable of [false, true]) {
+      const store = durable ? DURABLE_WORK_NAME : WORK_NAME;
+      // The scripts find lmdb (and sodium-native, an optional dependency) where this module does, wherever the bench
+      // was started from.
+      const env = (which: string): Record<string, string> => ({
+        ...(durable ? { DURABLE_DIR: join(dir, `durable-${which}`), LMDB_MODULE: moduleHere("lmdb")! } : {}),
+        ...(which === "login" && moduleHere("sodium-native") !== undefined ? { SODIUM_MODULE: moduleHere("sodium-native")! } : {}),
+      });
+      const name = (which: string): string => (durable ? `${which}-durable` : which);
+      if (wanted(CASES, "login")) bares.push({ store, case: "login", server: await spawnServer(`${store}, login`, work(name("login"), LOGIN_WORK), { IDENTITIES: files.identities, ...env("login") }) });
       if (wanted(CASES, "complete submission")) {
-        const server = await spawnServer(`${store}, submission`, work("submission", SUBMISSION_WORK), { JWT_SECRET_FILE: files.secret, CHRYSALIS_LIBRARY: library("index.js"), CHRYSALIS_POW: library("pow/index.js"), ...env("submission") });
+        const server = await spawnServer(`${store}, submission`, work(name("submission"), SUBMISSION_WORK), { JWT_SECRET_FILE: files.secret, CHRYSALIS_LIBRARY: library("index.js"), CHRYSALIS_POW: library("pow/index.js"), ...env("submission") });
         bares.push({ store, case: "complete submission", server });
       }
     }
