@@ -461,6 +461,10 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         const ms = indexation([first.id], "milestone 1");
         await store.accept({ ...ms, milestone: { index: 1, messageId: ms.id, timestamp: 1_700_000_000, referenced: [{ messageId: first.id, ledgerInclusionState: "noTransaction" }, { messageId: ms.id, ledgerInclusionState: "noTransaction" }], createdOutputs: [], consumedOutputs: [] } });
         for (const after of [[ms.id, first.id, unknown], [], [ZERO_MESSAGE_ID]]) expect(await metadataWithLatest(store, after)).toEqual(await separate(after));
+        // Asked together (an engine may answer them in one read): each gets its own list's answer.
+        const lists = [[ms.id], [], [unknown, first.id], [first.id, first.id, ms.id], [ZERO_MESSAGE_ID, unknown], ...Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? [first.id] : [ms.id, unknown, first.id]))];
+        const together = await Promise.all(lists.map((ids) => metadataWithLatest(store, ids)));
+        for (const [i, ids] of lists.entries()) expect(together[i]).toEqual(await separate(ids));
         const after = [ms.id, first.id, unknown];
         expect((await metadataWithLatest(store, after)).latest).toEqual({ index: 1, messageId: ms.id, timestamp: 1_700_000_000 });
         expect((await metadataWithLatest(store, [first.id])).metadata[0]).toMatchObject({ referencedByMilestoneIndex: 1 });

@@ -293,7 +293,8 @@ export interface NodeStore {
   /**
    * metadata() of each of `ids` and latestMilestone(), read together: what a submission's checks (is it stored, its
    * parents' cones, max depth) and tip selection ask. Optional, for a store across a network: PostgreSQL answers in one
-   * statement (one round trip, one snapshot) what were a query each. Without it the node makes the separate calls
+   * statement (one round trip, one snapshot) what were a query each, and the calls made while one is read go together
+   * in the next. Without it the node makes the separate calls
    * (metadataWithLatest in store/common.ts).
    */
   metadataWithLatest?(ids: readonly string[]): Promise<MetadataWithLatest>;

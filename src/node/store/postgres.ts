@@ -513,7 +513,7 @@ export class PostgresStore implements NodeStore {
     // refused (#livePool).
     this.#closed = true;
     await this.#connecting?.catch(() => undefined);
-    const groups = [this.#messageReads, this.#redemptions, this.#revocationChecks];
+    const groups = [this.#messageReads, this.#metadataReads, this.#redemptions, this.#revocationChecks];
     while (this.#working.size > 0 || groups.some((group) => group.busy)) {
       await Promise.allSettled([...this.#working, ...groups.map((group) => group.idle())]);
     }
@@ -767,30 +767,42 @@ export class PostgresStore implements NodeStore {
     return rows[0] === undefined ? undefined : metadataOf(rows[0]);
   }
 
-  // One statement: the rows of the ids that are stored (numbered by their place in the list, from 1), and the latest
-  // milestone as row 0 (its index in milestone_index), all from one snapshot. The list goes padded with NULLs (which
-  // match no row) to PLANNED_ARRAY_LENGTH: PostgreSQL costs an array parameter's generic plan at that many elements,
-  // so a shorter list made every custom plan look cheaper and the statement was planned again at each execution
-  // (pg_prepared_statements: custom plans only), which cost the database more than the four queries it replaces.
   async metadataWithLatest(ids: readonly string[]): Promise<MetadataWithLatest> {
-    const values = planned(ids.map((id, i) => hexBytes(id, `ids[${i}]`, 32)));
-    const rows = await this.#query<MetadataRow & { ord: string; message_id: Buffer | null; timestamp: string | null }>({
-      name: "chrysalis_metadata_with_latest",
-      text: `SELECT w.ord, ${METADATA_COLUMNS}, NULL::bytea AS message_id, NULL::bigint AS timestamp
+    this.#poolOrThrow();
+    return this.#metadataReads.run(ids.map((id, i) => hexBytes(id, `ids[${i}]`, 32)));
+  }
+
+  // One statement for a group of metadataWithLatest calls (see Grouped: every submission asks one, so under load they
+  // go several to a statement): the rows of the ids that are stored (numbered by their place in the group's list,
+  // from 1), and the latest milestone as row 0 (its index in milestone_index), all from one snapshot. The list goes
+  // padded with NULLs (which match no row) to PLANNED_ARRAY_LENGTH: PostgreSQL costs an array parameter's generic plan
+  // at that many elements, so a shorter list made every custom plan look cheaper and the statement was planned again
+  // at each execution (pg_prepared_statements: custom plans only), which cost the database more than the four queries
+  // it replaces.
+  readonly #metadataReads = new Grouped<readonly Buffer[], MetadataWithLatest>(async (lists) => {
+    const ids = lists.flat();
+    const rows = await this.#query<MetadataRow & { ord: string; message_id: Buffer | null; timestamp: string | null }>(
+      {
+        name: "chrysalis_metadata_with_latest",
+        text: `SELECT w.ord, ${METADATA_COLUMNS}, NULL::bytea AS message_id, NULL::bigint AS timestamp
         FROM unnest($1::bytea[]) WITH ORDINALITY AS w(id, ord) JOIN chrysalis.messages m ON m.id = w.id
         UNION ALL
         (SELECT 0, NULL, NULL, NULL, NULL, index, NULL, NULL, message_id, timestamp FROM chrysalis.milestones ORDER BY index DESC LIMIT 1)`,
-      values: [values],
-    });
+        values: [planned(ids)],
+      },
+      true,
+    );
     const metadata: (MessageMetadata | undefined)[] = ids.map(() => undefined);
-    let latest: MilestoneRecord | undefined;
+    let latest: { index: number; message_id: Buffer; timestamp: string } | undefined;
     for (const r of rows) {
       const ord = num(r.ord);
-      if (ord === 0) latest = milestoneOf({ index: r.milestone_index!, message_id: r.message_id!, timestamp: r.timestamp! });
+      if (ord === 0) latest = { index: r.milestone_index!, message_id: r.message_id!, timestamp: r.timestamp! };
       else metadata[ord - 1] = metadataOf(r);
     }
-    return { metadata, latest };
-  }
+    // Each caller its own part of the list, and a record of the latest milestone of its own.
+    let at = 0;
+    return lists.map((list) => ({ status: "fulfilled", value: { metadata: metadata.slice(at, (at += list.length)), latest: latest === undefined ? undefined : milestoneOf(latest) } }) as const);
+  });
 
   async children(id: string, max: number): Promise<string[]> {
     if (max <= 0) return [];
