@@ -793,7 +793,7 @@ export class PostgresStore implements NodeStore {
       true,
     );
     const metadata: (MessageMetadata | undefined)[] = ids.map(() => undefined);
-    let latest: { index: number; message_id: Buffer; timestamp: string } | undefined;
+    let latest: MilestoneRow | undefined;
     for (const r of rows) {
       const ord = num(r.ord);
       if (ord === 0) latest = { index: r.milestone_index!, message_id: r.message_id!, timestamp: r.timestamp! };
