@@ -366,15 +366,15 @@ function moduleHere(name: string): string | undefined {
 /** The names the bare servers' rows go by: without and with DURABLE_DIR. */
 const WORK_NAME = "the work alone";
 const DURABLE_WORK_NAME = "the work and its LMDB write";
-/** What each bare server does, for its rows. */
+/** What each bare server does, for its rows ("<its name> on bare node:http (<this>)"). */
 const BARE_WORK: Record<string, { [store: string]: string }> = {
   login: {
-    [WORK_NAME]: "the work alone on bare node:http (nonce MAC, SHA-256, one verification, an HS256 JWT; nothing stored, limited, logged or counted)",
-    [DURABLE_WORK_NAME]: "the work and its LMDB write on bare node:http (the same, and the nonce redeemed in LMDB, redemptions grouped; nothing else stored, limited, logged or counted)",
+    [WORK_NAME]: "nonce MAC, SHA-256, one verification, an HS256 JWT; nothing stored, limited, logged or counted",
+    [DURABLE_WORK_NAME]: "the same, and the nonce redeemed in LMDB, redemptions grouped; nothing else stored, limited, logged or counted",
   },
   "complete submission": {
-    [WORK_NAME]: "the work alone on bare node:http (JWT checked, JSON read, PoW score, id, kept in a Map; nothing durable, limited, logged or counted)",
-    [DURABLE_WORK_NAME]: "the work and its LMDB write on bare node:http (the same, the bytes stored under the id in LMDB; no tips, children, index or metadata, nothing limited, logged or counted)",
+    [WORK_NAME]: "JWT checked, JSON read, PoW score, id, kept in a Map; nothing durable, limited, logged or counted",
+    [DURABLE_WORK_NAME]: "the same, the bytes stored under the id in LMDB; no tips, children, index or metadata, nothing limited, logged or counted",
   },
 };
 
@@ -617,17 +617,19 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
   // The bare servers are profiled beside serve, to compare a node's profile with the work's.
   const work = (which: string, script: string): string[] => [...(profileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `work-${which}-${Date.now()}.cpuprofile`]), "-e", script];
   const library = (entry: string): string => fileURLToPath(new URL(`../src/${entry}`, import.meta.url));
+  // The scripts find lmdb (and sodium-native, an optional dependency) where this module does, wherever the bench was
+  // started from.
+  const lmdbModule = moduleHere("lmdb");
+  const sodiumModule = moduleHere("sodium-native");
   /** The bare servers: each case's work alone, and with its one durable write. */
   const bares: { store: string; case: string; server: Server }[] = [];
   const nodes: NodeUnderTest[] = [];
   try {
     for (const durable of [false, true]) {
       const store = durable ? DURABLE_WORK_NAME : WORK_NAME;
-      // The scripts find lmdb (and sodium-native, an optional dependency) where this module does, wherever the bench
-      // was started from.
       const env = (which: string): Record<string, string> => ({
-        ...(durable ? { DURABLE_DIR: join(dir, `durable-${which}`), LMDB_MODULE: moduleHere("lmdb")! } : {}),
-        ...(which === "login" && moduleHere("sodium-native") !== undefined ? { SODIUM_MODULE: moduleHere("sodium-native")! } : {}),
+        ...(durable ? { DURABLE_DIR: join(dir, `durable-${which}`), LMDB_MODULE: lmdbModule! } : {}),
+        ...(which === "login" && sodiumModule !== undefined ? { SODIUM_MODULE: sodiumModule } : {}),
       });
       const name = (which: string): string => (durable ? `${which}-durable` : which);
       if (wanted(CASES, "login")) bares.push({ store, case: "login", server: await spawnServer(`${store}, login`, work(name("login"), LOGIN_WORK), { IDENTITIES: files.identities, ...env("login") }) });
@@ -736,7 +738,8 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
     rows.push({ suite: "edge", case: "one LMDB commit's flushes (a 4 KiB page written and fdatasync'd, then a 4 KiB O_DSYNC write), this machine (µs of CPU; ratio: median multiple of a hello request)", ours: median(flushes), theirs: median(helloMicros), theirName: "hello request", ratio: medianMultiple(flushes), unit: "µs" });
     for (const c of cases.values()) {
       const budget = c.store === "lmdb" ? BUDGET[c.case] : undefined;
-      const where = BARE_WORK[c.case]?.[c.store] ?? `serve on ${c.store}`;
+      const bare = BARE_WORK[c.case]?.[c.store];
+      const where = bare === undefined ? `serve on ${c.store}` : `${c.store} on bare node:http (${bare})`;
       rows.push({
         suite: "edge",
         case: `${c.case}, ${where}: throughput (ops/s), ${CLIENTS} keep-alive clients; latency p50 ${median(c.p50).toFixed(1)} ms, p99 ${median(c.p99).toFixed(1)} ms`,

@@ -4,12 +4,13 @@
 // once its own group is durable. A read in a group reads the database after its call was made, as it would alone.
 //
 // Why (measured in README, "Server CPU per operation"): a nonce redemption is one small row, a JWT revocation check or
-// a message read one key, a submission's read of its parents' metadata and the latest milestone a few. On LMDB a commit pays two flushes (the data pages' fdatasync and the meta page's synchronous
-// write) and a hand-off between the main thread and lmdb-js's writer, whatever it holds: under a login load lmdb-js
-// committed 3 or 4 redemptions a commit, so the commit's fixed price was most of a login's store cost; waiting for the
-// commit in flight, they went about 9 a commit. On PostgreSQL each statement costs the node a round trip (most of what
-// a raw read cost it: grouped, a raw read's server CPU halved, and a complete submission's fell by 29%). Message writes do not go through here: their commits
-// are already large (their pages are most of the price), and the wait would only add a turn to each.
+// a message read one key, a submission's read of its parents' metadata and the latest milestone a few. On LMDB a
+// commit pays two flushes (the data pages' fdatasync and the meta page's synchronous write) and a hand-off between
+// the main thread and lmdb-js's writer, whatever it holds: under a login load lmdb-js committed 3 or 4 redemptions a
+// commit, so the commit's fixed price was most of a login's store cost; waiting for the commit in flight, they went
+// about 9 a commit. On PostgreSQL each statement costs the node a round trip (most of what a raw read cost it: grouped,
+// a raw read's server CPU halved, and a complete submission's fell by 29%). Message writes do not go through here:
+// their commits are already large (their pages are most of the price), and the wait would only add a turn to each.
 //
 // Bounded: a waiting call is a request in flight, which the edge's limits bound.
 
