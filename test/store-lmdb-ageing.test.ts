@@ -508,6 +508,58 @@ describe("verify() on LMDB names the first record damaged on purpose", () => {
     await raw(path, (db) => db.put(keyOf(0x03, rounds[2]!.milestone.id, "00".repeat(8), ghost), Buffer.alloc(0)));
     expect(await check()).toBe(`child entry ${rounds[2]!.milestone.id} → ${ghost}: no message ${ghost} is stored`);
   });
+
+  it("the tip set: a tip by id without its entry by age, one by age that is no tip, a tip at another seq, a tip a stored message names as a parent, a count that drifted", async () => {
+    const path = freshPath();
+    const { store, rounds, orphan } = await build(path, 3);
+    const latest = rounds[2]!.milestone.id;
+    expect(store.allTips().sort()).toEqual([latest, orphan.id].sort());
+    await store.close();
+    const check = async (): Promise<string | undefined> => {
+      const s = new LmdbStore(path);
+      await s.open({ network: NETWORK });
+      try {
+        return await s.verify();
+      } finally {
+        await s.close();
+      }
+    };
+    const meta = (name: string): Buffer => Buffer.concat([Buffer.from([0]), Buffer.from(name)]);
+    const seq = await raw(path, (db) => Buffer.from(db.get(keyOf(0x05, latest))!));
+    const seqOf = (s: Buffer): string => String(s.readBigUInt64BE(0));
+
+    await raw(path, (db) => db.remove(keyOf(0x06, seq, latest)));
+    expect(await check()).toBe(`tip ${latest}: no entry by age lists it`);
+    await raw(path, (db) => db.put(keyOf(0x06, seq, latest), Buffer.alloc(0)));
+    expect(await check()).toBeUndefined();
+
+    // An age entry left behind by a tip that went: the oldest would be "dropped" in its place and the count go wrong.
+    const note = rounds[2]!.note.id;
+    await raw(path, (db) => db.put(keyOf(0x06, "00".repeat(7) + "05", note), Buffer.alloc(0)));
+    expect(await check()).toBe(`tip age entry ${note} at seq 5: it is not a tip at that seq`);
+    await raw(path, (db) => db.remove(keyOf(0x06, "00".repeat(7) + "05", note)));
+
+    const other = Buffer.alloc(8);
+    other.writeBigUInt64BE(seq.readBigUInt64BE(0) + 1n);
+    await raw(path, (db) => db.put(keyOf(0x05, latest), other));
+    expect(await check()).toBe(`tip ${latest}: at seq ${seqOf(other)}, but message ${latest} has seq ${seqOf(seq)}`);
+    await raw(path, (db) => db.put(keyOf(0x05, latest), seq));
+
+    // A child entry naming a stored message (the note) under the tip: the tip is no tip.
+    await raw(path, (db) => db.put(keyOf(0x03, orphan.id, "00".repeat(8), note), Buffer.alloc(0)));
+    expect(await check()).toBe(`tip ${orphan.id}: a stored message names it as a parent`);
+    await raw(path, (db) => db.remove(keyOf(0x03, orphan.id, "00".repeat(8), note)));
+    expect(await check()).toBeUndefined();
+
+    const count = await raw(path, (db) => Buffer.from(db.get(meta("tips"))!));
+    expect(count.readBigUInt64BE(0)).toBe(2n);
+    const drifted = Buffer.alloc(8);
+    drifted.writeBigUInt64BE(3n);
+    await raw(path, (db) => db.put(meta("tips"), drifted));
+    expect(await check()).toBe(`header: the "tips" record counts 3 tips, the store holds 2`);
+    await raw(path, (db) => db.put(meta("tips"), count));
+    expect(await check()).toBeUndefined();
+  });
 });
 
 describe("a schema-1 store is migrated when it opens", () => {

@@ -1333,16 +1333,18 @@ function fsyncPath(path: string): void {
 /**
  * The checks of NodeStore.verify over one read transaction, in key order, stopping at the first inconsistency: the
  * header; every message's record (its metadata, then bytes that hash to its id and decode); no metadata record of an
- * older schema left apart; children, index, tip and 11/12 entries against the messages; every 11/12 entry against its
- * message's metadata, and every message listed by exactly one; no message or milestone at or below the pruning index,
- * and every milestone's message stored but at pruning index + 1 (a snapshot's); outputs, spends and address lists
- * against one another; balances against the unspent outputs; on a ledger store, the total supply. LMDB keeps no
- * checksums of its own, so this is where a damaged data page shows.
+ * older schema left apart; children, index, tip and 11/12 entries against the messages; the tip set's two tables
+ * against each other, its count and the children entries; every 11/12 entry against its message's metadata, and every
+ * message listed by exactly one; no message or milestone at or below the pruning index, and every milestone's message
+ * stored but at pruning index + 1 (a snapshot's); outputs, spends and address lists against one another; balances
+ * against the unspent outputs; on a ledger store, the total supply. LMDB keeps no checksums of its own, so this is
+ * where a damaged data page shows.
  */
 function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, number>): string | undefined {
   const range = (prefix: number): { start: Buffer; end: Buffer; transaction: Transaction } => ({ start: Buffer.from([prefix]), end: Buffer.from([prefix + 1]), ...t });
   const stored = (id: Uint8Array): boolean => db.get(key(MESSAGE, id), t) !== undefined;
   const isEntryPoint = (id: Uint8Array): boolean => db.get(key(ENTRY_POINT, id), t) !== undefined || entryPoints.has(toHex(id));
+  const metadataOf = (id: Uint8Array): { seq: number; metadata: MessageMetadata } | undefined => recordMetadata(db.get(key(MESSAGE, id), t));
 
   for (const name of ["schema", "network", "ledger", "seq", "tips", "pruning"]) {
     if (db.get(metaKey(name), t) === undefined) return `header: the "${name}" record is missing`;
@@ -1372,13 +1374,33 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
     const index = toHex(k.subarray(2, 2 + (k[1] ?? 0)));
     if (value.length !== 32 || !stored(value)) return `index entry ${index} → ${toHex(value)}: no message ${toHex(value)} is stored`;
   }
-  for (const k of db.getKeys(range(TIP))) {
-    if (!stored(k.subarray(1)) && !isEntryPoint(k.subarray(1))) return `tip ${toHex(k.subarray(1))}: no message is stored for it and it is no entry point`;
+  // The tip set: each tip once by id (05) and once by age (06), at its message's seq (0 for an entry point, stored or
+  // not), named by no stored message as a parent, and counted: a stray or missing entry, or a count that drifted, would
+  // make the set drop the wrong tip or outgrow its bound.
+  let tips = 0;
+  for (const { key: k, value } of db.getRange(range(TIP))) {
+    const id = k.subarray(1);
+    const name = toHex(id);
+    tips++;
+    if (k.length !== 33 || value.length !== 8) return `tip entry ${toHex(k)}: ${k.length - 1} bytes of id and ${value.length} of seq, expected 32 and 8`;
+    const seq = getU64(value, 0);
+    const own = metadataOf(id)?.seq;
+    const entryPoint = isEntryPoint(id);
+    if (own === undefined && !entryPoint) return `tip ${name}: no message is stored for it and it is no entry point`;
+    if (seq !== own && !(entryPoint && seq === 0)) return `tip ${name}: at seq ${seq}, but ${own === undefined ? "it is an entry point (seq 0)" : `message ${name} has seq ${own}`}`;
+    if (db.get(key(TIP_AGE, value, id), t) === undefined) return `tip ${name}: no entry by age lists it`;
+    if (first(db, key(CHILD, id), after(key(CHILD, id)), t) !== undefined) return `tip ${name}: a stored message names it as a parent`;
   }
+  for (const k of db.getKeys(range(TIP_AGE))) {
+    const id = k.subarray(9);
+    if (k.length !== 41) return `tip age entry ${toHex(k)}: ${k.length} bytes, expected 41`;
+    if (!db.get(key(TIP, id), t)?.equals(k.subarray(1, 9))) return `tip age entry ${toHex(id)} at seq ${getU64(k, 1)}: it is not a tip at that seq`;
+  }
+  const counted = getU64(db.get(k().TIP_COUNT, t)!, 0);
+  if (counted !== tips) return `header: the "tips" record counts ${counted} tips, the store holds ${tips}`;
   // The 11 and 12 entries are what pruning goes by: each must say what its message's metadata says (11: not referenced
   // yet, at its seq; 12: referenced by that milestone), and every message has its one entry. A stale one would make
   // pruning take a message of another milestone.
-  const metadataOf = (id: Uint8Array): { seq: number; metadata: MessageMetadata } | undefined => recordMetadata(db.get(key(MESSAGE, id), t));
   for (const k of db.getKeys(range(UNREFERENCED))) {
     const id = toHex(k.subarray(9));
     if (k.length !== 41) return `unreferenced entry ${toHex(k)}: ${k.length} bytes, expected 41`;
