@@ -962,6 +962,27 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
           expect(await copy.latestMilestone()).toBeUndefined();
           expect(await copy.pruningIndex()).toBe(0);
         });
+
+        it("an entry point's own message, stored later while it is a tip, stays one tip until a child names it", async () => {
+          // A client sending again a message the snapshot's node had (an entry point here, and a tip): stored, it is
+          // the same tip, not a second one.
+          const { store } = await empty();
+          await store.open({ network: NETWORK });
+          const m = indexation([ZERO_MESSAGE_ID], "an entry point");
+          const other = indexation([ZERO_MESSAGE_ID], "another entry point");
+          await store.accept(m);
+          await store.accept(other);
+          const snapshot = await store.readSnapshot();
+          const { store: copy } = await empty();
+          await copy.open({ network: NETWORK, snapshot });
+          expect(await copy.accept(m)).toEqual({ stored: true });
+          expect(sorted(await copy.tips(10))).toEqual(sorted([m.id, other.id]));
+          expect(await copy.verify()).toBeUndefined();
+          const child = indexation([m.id], "under the entry point's message");
+          expect(await copy.accept(child)).toEqual({ stored: true });
+          expect(sorted(await copy.tips(10))).toEqual(sorted([other.id, child.id]));
+          expect(await copy.verify()).toBeUndefined();
+        });
       });
 
       describe("verification and statistics", () => {

@@ -643,9 +643,11 @@ export class LmdbStore implements NodeStore {
         w.put(key(CHILD, parent, seqBytes, id), k().EMPTY);
         tips -= this.#removeTip(db, w, parent);
       }
-      // A child stored before its parent (an entry point's, or one stored without the solidity check) keeps it no tip.
+      // A child stored before its parent (an entry point's, or one stored without the solidity check) keeps it no tip;
+      // an entry point's own message (sent again after the snapshot the store was made from) is the tip it already is.
       const asParent = key(CHILD, id);
-      if (!this.#rangeProbe(db).any(asParent, after(asParent))) tips = this.#addTip(db, w, id, seq, tips);
+      const alreadyTip = this.#entryPoints.has(acceptance.id) && db.doesExist(key(TIP, id));
+      if (!alreadyTip && !this.#rangeProbe(db).any(asParent, after(asParent))) tips = this.#addTip(db, w, id, seq, tips);
       if (tips !== tipsBefore) this.#setTipCount(w, tips);
       for (const index of indexes) w.put(key(INDEX, Uint8Array.of(index.length), index, seqBytes), Buffer.from(id));
       // Not referenced yet (a milestone in this same write moves it to 12 at once).

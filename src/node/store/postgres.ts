@@ -151,6 +151,7 @@ WITH m AS (
   DELETE FROM chrysalis.tips WHERE message_id = ANY($7::bytea[]) AND EXISTS (SELECT 1 FROM m)
 ), t AS (
   INSERT INTO chrysalis.tips (message_id, seq) SELECT $1, m.seq FROM m WHERE NOT EXISTS (SELECT 1 FROM chrysalis.children WHERE parent = $1)
+  ON CONFLICT (message_id) DO NOTHING
 ), x AS (
   DELETE FROM chrysalis.tips WHERE message_id IN (
     SELECT message_id FROM chrysalis.tips ORDER BY seq, message_id
