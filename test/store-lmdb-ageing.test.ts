@@ -509,7 +509,7 @@ describe("verify() on LMDB names the first record damaged on purpose", () => {
     expect(await check()).toBe(`child entry ${rounds[2]!.milestone.id} → ${ghost}: no message ${ghost} is stored`);
   });
 
-  it("the tip set: a tip by id without its entry by age, one by age that is no tip, a tip at another seq, a tip a stored message names as a parent, a count that drifted", async () => {
+  it("the tip set (a tip by id without its entry by age, one by age that is no tip, a tip at another seq, a tip a stored message names as a parent, a count that drifted), a child entry at another seq than its child's, a message without its index entry", async () => {
     const path = freshPath();
     const { store, rounds, orphan } = await build(path, 3);
     const latest = rounds[2]!.milestone.id;
@@ -545,10 +545,24 @@ describe("verify() on LMDB names the first record damaged on purpose", () => {
     expect(await check()).toBe(`tip ${latest}: at seq ${seqOf(other)}, but message ${latest} has seq ${seqOf(seq)}`);
     await raw(path, (db) => db.put(keyOf(0x05, latest), seq));
 
-    // A child entry naming a stored message (the note) under the tip: the tip is no tip.
-    await raw(path, (db) => db.put(keyOf(0x03, orphan.id, "00".repeat(8), note), Buffer.alloc(0)));
+    // A child entry naming a stored message (the note, at its seq) under the tip: the tip is no tip.
+    const noteSeq = await raw(path, (db) => Buffer.from(db.get(keyOf(0x01, note))!.subarray(0, 8)));
+    await raw(path, (db) => db.put(keyOf(0x03, orphan.id, noteSeq, note), Buffer.alloc(0)));
     expect(await check()).toBe(`tip ${orphan.id}: a stored message names it as a parent`);
+    // The same entry at another seq than the note's: the entry is wrong before the tip is.
+    await raw(path, (db) => db.remove(keyOf(0x03, orphan.id, noteSeq, note)));
+    await raw(path, (db) => db.put(keyOf(0x03, orphan.id, "00".repeat(8), note), Buffer.alloc(0)));
+    expect(await check()).toBe(`child entry ${orphan.id} → ${note}: at seq 0, but message ${note} has seq ${seqOf(noteSeq)}`);
     await raw(path, (db) => db.remove(keyOf(0x03, orphan.id, "00".repeat(8), note)));
+    expect(await check()).toBeUndefined();
+
+    // The note's index entry gone: findByIndex would miss it.
+    const index = utf8.encode("note 3");
+    const indexKey = keyOf(0x04, Uint8Array.of(index.length), index, noteSeq);
+    const indexValue = await raw(path, (db) => Buffer.from(db.get(indexKey)!));
+    await raw(path, (db) => db.remove(indexKey));
+    expect(await check()).toBe(`message ${note}: no index entry under its index ${hexOf(index)}`);
+    await raw(path, (db) => db.put(indexKey, indexValue));
     expect(await check()).toBeUndefined();
 
     const count = await raw(path, (db) => Buffer.from(db.get(meta("tips"))!));

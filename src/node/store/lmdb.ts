@@ -1334,13 +1334,13 @@ function fsyncPath(path: string): void {
 
 /**
  * The checks of NodeStore.verify over one read transaction, in key order, stopping at the first inconsistency: the
- * header; every message's record (its metadata, then bytes that hash to its id and decode); no metadata record of an
- * older schema left apart; children, index, tip and 11/12 entries against the messages; the tip set's two tables
- * against each other, its count and the children entries; every 11/12 entry against its message's metadata, and every
- * message listed by exactly one; no message or milestone at or below the pruning index, and every milestone's message
- * stored but at pruning index + 1 (a snapshot's); outputs, spends and address lists against one another; balances
- * against the unspent outputs; on a ledger store, the total supply. LMDB keeps no checksums of its own, so this is
- * where a damaged data page shows.
+ * header; every message's record (its metadata, then bytes that hash to its id and decode) and its index entries; no
+ * metadata record of an older schema left apart; children (at their child's seq), index, tip and 11/12 entries against
+ * the messages; the tip set's two tables against each other, its count and the children entries; every 11/12 entry
+ * against its message's metadata, and every message listed by exactly one; no message or milestone at or below the
+ * pruning index, and every milestone's message stored but at pruning index + 1 (a snapshot's); outputs, spends and
+ * address lists against one another; balances against the unspent outputs; on a ledger store, the total supply. LMDB
+ * keeps no checksums of its own, so this is where a damaged data page shows.
  */
 function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, number>): string | undefined {
   const range = (prefix: number): { start: Buffer; end: Buffer; transaction: Transaction } => ({ start: Buffer.from([prefix]), end: Buffer.from([prefix + 1]), ...t });
@@ -1359,10 +1359,17 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
     const bytes = recordBytes(value);
     const hash = toHex(blake2b256(bytes));
     if (hash !== id) return `message ${id}: its bytes hash to ${hash}`;
+    let message: Message;
     try {
-      decodeMessage(bytes);
+      message = decodeMessage(bytes);
     } catch (error) {
       return `message ${id}: its bytes do not decode (${reason(error)})`;
+    }
+    // Its index entries. (Not its child entries: pruning a parent deletes those under it in bounded steps, the parent
+    // still stored until the last.)
+    const seqBytes = value.subarray(0, 8);
+    for (const index of indexesOf(message)) {
+      if (db.get(key(INDEX, Uint8Array.of(index.length), index, seqBytes), t) === undefined) return `message ${id}: no index entry under its index ${toHex(index)}`;
     }
   }
   // Schema 2 kept metadata apart; the migration merged every such record into its message's.
@@ -1370,7 +1377,9 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
   if (apart !== undefined) return `metadata of ${toHex(apart.subarray(1))}: a record apart from its message (an older schema's layout)`;
   for (const k of db.getKeys(range(CHILD))) {
     if (k.length !== 73) return `child entry ${toHex(k)}: ${k.length} bytes, expected 73`;
-    if (!stored(k.subarray(41))) return `child entry ${toHex(k.subarray(1, 33))} → ${toHex(k.subarray(41))}: no message ${toHex(k.subarray(41))} is stored`;
+    const child = metadataOf(k.subarray(41));
+    if (child === undefined) return `child entry ${toHex(k.subarray(1, 33))} → ${toHex(k.subarray(41))}: no message ${toHex(k.subarray(41))} is stored`;
+    if (child.seq !== getU64(k, 33)) return `child entry ${toHex(k.subarray(1, 33))} → ${toHex(k.subarray(41))}: at seq ${getU64(k, 33)}, but message ${toHex(k.subarray(41))} has seq ${child.seq}`;
   }
   for (const { key: k, value } of db.getRange(range(INDEX))) {
     const index = toHex(k.subarray(2, 2 + (k[1] ?? 0)));
