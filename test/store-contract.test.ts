@@ -259,6 +259,31 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
           for (const t of picked) expect(ids.slice(5)).toContain(t);
         }
       });
+
+      it("tips: in a full set, a message that approves tips takes their room, and no tip is dropped while room is left", async () => {
+        const { store } = await fresh({}, { maxTips: 5 });
+        const ids: string[] = [];
+        for (let i = 0; i < 5; i++) {
+          const m = indexation([ZERO_MESSAGE_ID], `full ${i}`);
+          await store.accept(m);
+          ids.push(m.id);
+        }
+        expect(sorted(await store.tips(100))).toEqual(sorted(ids));
+        // Two tips approved, one added: four left, the oldest kept.
+        const b = indexation(sorted(ids.slice(3)), "approves two");
+        await store.accept(b);
+        expect(sorted(await store.tips(100))).toEqual(sorted([...ids.slice(0, 3), b.id]));
+        // A message whose child came first adds no tip, and drops none.
+        const parent = indexation([ZERO_MESSAGE_ID], "parent after its child");
+        const child = indexation([parent.id], "child before its parent");
+        await store.accept(child);
+        await store.accept(parent);
+        expect(sorted(await store.tips(100))).toEqual(sorted([...ids.slice(0, 3), b.id, child.id]));
+        // Full again: the next new tip drops the oldest.
+        const c = indexation([ZERO_MESSAGE_ID], "one more");
+        await store.accept(c);
+        expect(sorted(await store.tips(100))).toEqual(sorted([...ids.slice(1, 3), b.id, child.id, c.id]));
+      });
     });
 
     describe("the UTXO ledger: a transaction's mutation lands with its message", () => {

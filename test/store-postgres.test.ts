@@ -99,6 +99,42 @@ describe.skipIf(serverUrl === undefined)("PostgreSQL: two instances on one datab
     expect(checks.map((c) => (c.status === "fulfilled" ? c.value : (c.reason as ProtocolError).code))).toEqual([false, "INVALID_ARGUMENT", false]);
   });
 
+  it("messages on the current tips at both instances at once, with a bound of 8 tips: none refused or deadlocked, no tip with a child, and the bound held once they are in", async () => {
+    const bound = 8;
+    const pair = [new PostgresStore({ connectionString: db.url, maxConnections: 6, maxTips: bound }), new PostgresStore({ connectionString: db.url, maxConnections: 6, maxTips: bound })];
+    try {
+      for (const s of pair) await s.open({ network: NETWORK });
+      for (let round = 0; round < 10; round++) {
+        // 16 at each instance, each on two of the tips as they are when it is made: the same tips, approved and dropped
+        // by both at once.
+        const sent = pair.flatMap((s, at) =>
+          Array.from({ length: 16 }, async (_, i) => {
+            const parents = [...new Set(await s.tips(2))].sort();
+            return s.accept(indexation(parents, `tips ${round} ${at} ${i}`));
+          }),
+        );
+        const results = await Promise.allSettled(sent);
+        expect(results.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason)), `round ${round}`).toEqual([]);
+      }
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      try {
+        const withChild = await client.query("SELECT t.message_id FROM chrysalis.tips t WHERE EXISTS (SELECT 1 FROM chrysalis.children c WHERE c.parent = t.message_id)");
+        expect(withChild.rows).toEqual([]);
+        // Writers at the same instant each see the set before the other's tip: it may hold one per writer more until
+        // the next message, which drops what is past the bound.
+        await pair[0]!.accept(indexation([...new Set(await pair[0]!.tips(2))].sort(), "after the storm"));
+        const { rows } = await client.query<{ count: string }>("SELECT count(*) FROM chrysalis.tips");
+        expect(Number(rows[0]!.count)).toBeGreaterThan(0);
+        expect(Number(rows[0]!.count)).toBeLessThanOrEqual(bound);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      for (const s of pair) await s.close();
+    }
+  });
+
   it("a secret asked for at both instances at once is one secret", async () => {
     const random = (): Uint8Array => globalThis.crypto.getRandomValues(new Uint8Array(32));
     const values = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).secret("nonce-mac-key", random)));

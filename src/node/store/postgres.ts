@@ -139,8 +139,10 @@ const VERIFY_PAGE = 1000;
 const INCLUSION: readonly LedgerInclusionState[] = ["noTransaction", "included", "conflicting"];
 
 // The message, its children and its tip entry in one statement; nothing but the message insert runs when the id is
-// already stored (m is then empty). The oldest tips past the bound are dropped in the same statement, skipping rows
-// another writer holds: concurrent writers all reach for the same oldest tips, and waiting there made deadlocks.
+// already stored (m is then empty). The oldest tips past the bound are dropped in the same statement: as many as the
+// set holds past it once the parents went and the message came (every part of the statement sees the tips as they
+// were before it), never a parent, skipping rows another writer holds: concurrent writers all reach for the same
+// oldest tips, and waiting there made deadlocks.
 const INSERT_MESSAGE = `
 WITH m AS (
   INSERT INTO chrysalis.messages (id, bytes, index_key, arrival_time, cone_oldest, cone_youngest)
@@ -148,14 +150,14 @@ WITH m AS (
 ), c AS (
   INSERT INTO chrysalis.children (parent, seq, child) SELECT p, m.seq, $1 FROM m, unnest($7::bytea[]) AS p
 ), d AS (
-  DELETE FROM chrysalis.tips WHERE message_id = ANY($7::bytea[]) AND EXISTS (SELECT 1 FROM m)
+  DELETE FROM chrysalis.tips WHERE message_id = ANY($7::bytea[]) AND EXISTS (SELECT 1 FROM m) RETURNING 1
 ), t AS (
   INSERT INTO chrysalis.tips (message_id, seq) SELECT $1, m.seq FROM m WHERE NOT EXISTS (SELECT 1 FROM chrysalis.children WHERE parent = $1)
-  ON CONFLICT (message_id) DO NOTHING
+  ON CONFLICT (message_id) DO NOTHING RETURNING 1
 ), x AS (
   DELETE FROM chrysalis.tips WHERE message_id IN (
-    SELECT message_id FROM chrysalis.tips ORDER BY seq, message_id
-    LIMIT greatest(0, (SELECT count(*) FROM chrysalis.tips) - $8::integer + 1)
+    SELECT message_id FROM chrysalis.tips WHERE message_id <> ALL($7::bytea[]) ORDER BY seq, message_id
+    LIMIT greatest(0, (SELECT count(*) FROM chrysalis.tips) - (SELECT count(*) FROM d) + (SELECT count(*) FROM t) - $8::integer)
     FOR UPDATE SKIP LOCKED
   ) AND EXISTS (SELECT 1 FROM m)
 )
