@@ -988,6 +988,19 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
           expect(await copy.pruningIndex()).toBe(0);
         });
 
+        it("a snapshot that names an entry point twice (in two letter cases) makes one tip of it", async () => {
+          const m = indexation([ZERO_MESSAGE_ID], "named twice");
+          const snapshot: LedgerSnapshot = { network: NETWORK, ledger: false, coordinatorPublicKeys: [], entryPoints: [{ messageId: m.id, index: 0 }, { messageId: m.id.toUpperCase(), index: 0 }], outputs: [] };
+          const { store: copy } = await empty();
+          await copy.open({ network: NETWORK, snapshot });
+          expect(await copy.tips(10)).toEqual([m.id]);
+          expect(await copy.verify()).toBeUndefined();
+          const child = indexation([m.id], "under it");
+          await copy.accept(child);
+          expect(await copy.tips(10)).toEqual([child.id]);
+          expect(await copy.verify()).toBeUndefined();
+        });
+
         it("an entry point's own message, stored later while it is a tip, stays one tip until a child names it", async () => {
           // A client sending again a message the snapshot's node had (an entry point here, and a tip): stored, it is
           // the same tip, not a second one.

@@ -509,7 +509,7 @@ describe("verify() on LMDB names the first record damaged on purpose", () => {
     expect(await check()).toBe(`child entry ${rounds[2]!.milestone.id} → ${ghost}: no message ${ghost} is stored`);
   });
 
-  it("the tip set (a tip by id without its entry by age, one by age that is no tip, a tip at another seq, a tip a stored message names as a parent, a count that drifted), a child entry at another seq than its child's, a message without its index entry", async () => {
+  it("the tip set (a tip by id without its entry by age, one by age that is no tip, a tip at another seq, a tip with a child entry, a count that drifted), a child entry at another seq than its child's, a message without its index entry", async () => {
     const path = freshPath();
     const { store, rounds, orphan } = await build(path, 3);
     const latest = rounds[2]!.milestone.id;
@@ -548,7 +548,7 @@ describe("verify() on LMDB names the first record damaged on purpose", () => {
     // A child entry naming a stored message (the note, at its seq) under the tip: the tip is no tip.
     const noteSeq = await raw(path, (db) => Buffer.from(db.get(keyOf(0x01, note))!.subarray(0, 8)));
     await raw(path, (db) => db.put(keyOf(0x03, orphan.id, noteSeq, note), Buffer.alloc(0)));
-    expect(await check()).toBe(`tip ${orphan.id}: a stored message names it as a parent`);
+    expect(await check()).toBe(`tip ${orphan.id}: a child entry lists a message under it`);
     // The same entry at another seq than the note's: the entry is wrong before the tip is.
     await raw(path, (db) => db.remove(keyOf(0x03, orphan.id, noteSeq, note)));
     await raw(path, (db) => db.put(keyOf(0x03, orphan.id, "00".repeat(8), note), Buffer.alloc(0)));
