@@ -509,7 +509,7 @@ describe("verify() on LMDB names the first record damaged on purpose", () => {
     expect(await check()).toBe(`child entry ${rounds[2]!.milestone.id} → ${ghost}: no message ${ghost} is stored`);
   });
 
-  it("the tip set (a tip by id without its entry by age, one by age that is no tip, a tip at another seq, a tip with a child entry, a count that drifted), a child entry at another seq than its child's, a message without its index entry", async () => {
+  it("the tip set (a tip by id without its entry by age, one by age that is no tip, a tip at another seq, a tip with a child entry, a count that drifted), a child entry at another seq than its child's, a message without its index entry, an index entry at another seq, a header seq not above every message's", async () => {
     const path = freshPath();
     const { store, rounds, orphan } = await build(path, 3);
     const latest = rounds[2]!.milestone.id;
@@ -563,6 +563,20 @@ describe("verify() on LMDB names the first record damaged on purpose", () => {
     await raw(path, (db) => db.remove(indexKey));
     expect(await check()).toBe(`message ${note}: no index entry under its index ${hexOf(index)}`);
     await raw(path, (db) => db.put(indexKey, indexValue));
+    expect(await check()).toBeUndefined();
+    // An index entry at another seq than its message's: findByIndex would give it out of order.
+    const strayIndex = keyOf(0x04, Uint8Array.of(index.length), index, "00".repeat(8));
+    await raw(path, (db) => db.put(strayIndex, indexValue));
+    expect(await check()).toBe(`index entry ${hexOf(index)} → ${note}: at seq 0, but message ${note} has seq ${seqOf(noteSeq)}`);
+    await raw(path, (db) => db.remove(strayIndex));
+
+    // The header's next seq at or below a stored message's: the next message would share that seq's entries.
+    const next = await raw(path, (db) => Buffer.from(db.get(meta("seq"))!));
+    const firstMessage = await raw(path, (db) => [...db.getKeys({ start: Buffer.from([0x01]), end: Buffer.from([0x02]), limit: 1 })].map((k) => Buffer.from(k))[0]!);
+    const firstSeq = await raw(path, (db) => Buffer.from(db.get(firstMessage)!.subarray(0, 8)));
+    await raw(path, (db) => db.put(meta("seq"), firstSeq));
+    expect(await check()).toBe(`message ${hexOf(firstMessage.subarray(1))}: at seq ${seqOf(firstSeq)}, not below the header's next seq ${seqOf(firstSeq)}`);
+    await raw(path, (db) => db.put(meta("seq"), next));
     expect(await check()).toBeUndefined();
 
     const count = await raw(path, (db) => Buffer.from(db.get(meta("tips"))!));

@@ -1335,9 +1335,9 @@ function fsyncPath(path: string): void {
 
 /**
  * The checks of NodeStore.verify over one read transaction, in key order, stopping at the first inconsistency: the
- * header; every message's record (its metadata, then bytes that hash to its id and decode) and its index entries; no
- * metadata record of an older schema left apart; children (at their child's seq), index, tip and 11/12 entries against
- * the messages; the tip set's two tables against each other, its count and the children entries; every 11/12 entry
+ * header; every message's record (its metadata, a seq below the next one, then bytes that hash to its id and decode)
+ * and its index entries; no metadata record of an older schema left apart; children and index entries (at their
+ * message's seq), tip and 11/12 entries against the messages; the tip set's two tables against each other, its count and the children entries; every 11/12 entry
  * against its message's metadata, and every message listed by exactly one; no message or milestone at or below the
  * pruning index, and every milestone's message stored but at pruning index + 1 (a snapshot's); outputs, spends and
  * address lists against one another; balances against the unspent outputs; on a ledger store, the total supply. LMDB
@@ -1353,10 +1353,13 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
     if (db.get(metaKey(name), t) === undefined) return `header: the "${name}" record is missing`;
   }
 
+  // Seqs are given from the header's next one: a message at or above it would share its seq's entries with the next.
+  const nextSeq = getU64(db.get(k().SEQ, t)!, 0);
   for (const { key: k, value } of db.getRange(range(MESSAGE))) {
     const id = toHex(k.subarray(1));
     if (k.length !== 33) return `message key ${toHex(k)}: ${k.length - 1} bytes of id, expected 32`;
     if (value.length < METADATA_SIZE) return `message ${id}: its record is ${value.length} bytes, too short to hold its metadata (${METADATA_SIZE})`;
+    if (getU64(value, 0) >= nextSeq) return `message ${id}: at seq ${getU64(value, 0)}, not below the header's next seq ${nextSeq}`;
     const bytes = recordBytes(value);
     const hash = toHex(blake2b256(bytes));
     if (hash !== id) return `message ${id}: its bytes hash to ${hash}`;
@@ -1383,8 +1386,12 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
     if (child.seq !== getU64(k, 33)) return `child entry ${toHex(k.subarray(1, 33))} → ${toHex(k.subarray(41))}: at seq ${getU64(k, 33)}, but message ${toHex(k.subarray(41))} has seq ${child.seq}`;
   }
   for (const { key: k, value } of db.getRange(range(INDEX))) {
-    const index = toHex(k.subarray(2, 2 + (k[1] ?? 0)));
-    if (value.length !== 32 || !stored(value)) return `index entry ${index} → ${toHex(value)}: no message ${toHex(value)} is stored`;
+    const length = k[1] ?? 0;
+    const index = toHex(k.subarray(2, 2 + length));
+    if (k.length !== 2 + length + 8) return `index entry ${toHex(k)}: ${k.length} bytes, expected ${2 + length + 8}`;
+    const found = value.length === 32 ? metadataOf(value) : undefined;
+    if (found === undefined) return `index entry ${index} → ${toHex(value)}: no message ${toHex(value)} is stored`;
+    if (found.seq !== getU64(k, 2 + length)) return `index entry ${index} → ${toHex(value)}: at seq ${getU64(k, 2 + length)}, but message ${toHex(value)} has seq ${found.seq}`;
   }
   // The tip set: each tip once by id (05) and once by age (06), at its message's seq (0 for an entry point, stored or
   // not), with no child entry under it, and counted: a stray or missing entry, or a count that drifted, would make the
