@@ -4,9 +4,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ProtocolError } from "../src/bytes/errors.js";
 import { TOTAL_SUPPLY } from "../src/bytes/limits.js";
-import { STORE_SCHEMA_VERSION, ZERO_MESSAGE_ID, type LedgerSnapshot, type MilestoneApplication, type NodeStore, type PruneStep, type StoreOpenOptions } from "../src/node/index.js";
+import { MemoryStore, STORE_SCHEMA_VERSION, ZERO_MESSAGE_ID, type LedgerSnapshot, type MilestoneApplication, type NodeStore, type PruneStep, type StoreOpenOptions } from "../src/node/index.js";
 import { GENESIS_OUTPUT,
   NETWORK,
+  dag,
   hexOf,
   milestoneMessage,
   type Spend,
@@ -257,6 +258,23 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
           expect(picked).toHaveLength(3);
           expect(new Set(picked).size).toBe(3);
           for (const t of picked) expect(ids.slice(5)).toContain(t);
+        }
+      });
+
+      it.each([2, 3, 8, 1000])("a DAG of 300 messages, some children before their parents, at most %i tips: tips, children and index the same as the memory engine's", async (maxTips) => {
+        const messages = dag(300, maxTips);
+        const reference = new MemoryStore({ maxTips });
+        await reference.open({ network: NETWORK });
+        const { store } = await fresh({}, { maxTips });
+        for (const m of messages) {
+          expect((await reference.accept(m)).stored).toBe(true);
+          expect((await store.accept(m)).stored).toBe(true);
+        }
+        expect(sorted(await store.tips(10_000))).toEqual(sorted(await reference.tips(10_000)));
+        for (const m of [...messages, { id: ZERO_MESSAGE_ID }]) expect(sorted(await store.children(m.id, 1000)), m.id).toEqual(sorted(await reference.children(m.id, 1000)));
+        for (let i = 0; i < 5; i++) {
+          const index = utf8.encode(`dag ${maxTips} ${i}`);
+          expect(await store.findByIndex(index, 1000)).toEqual(await reference.findByIndex(index, 1000));
         }
       });
 

@@ -273,3 +273,33 @@ export function milestoneMessage(parents: readonly string[], index: number, time
     nonce: 11n,
   });
 }
+
+/** A deterministic pseudo-random sequence (the test is the same every run). */
+export function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 0x1_0000_0000;
+  };
+}
+
+/**
+ * Messages of a DAG whose parents are mostly recent messages (tips and messages that are no tips any more), some on the
+ * entry point, and some listed before one of their parents, so that a parent arrives after its child.
+ */
+export function dag(count: number, seed: number): Acceptance[] {
+  const next = random(seed);
+  const made: Acceptance[] = [];
+  for (let i = 0; i < count; i++) {
+    const parents = new Set<string>();
+    const wanted = 1 + Math.floor(next() * 4);
+    for (let p = 0; p < wanted; p++) {
+      const back = 1 + Math.floor(next() * 12);
+      parents.add(made.length >= back ? made[made.length - back]!.id : ZERO_MESSAGE_ID);
+    }
+    made.push(indexation([...parents], `dag ${seed} ${i % 5}`, `message ${i}`));
+  }
+  // Swap some neighbours: a child before its parent, as a store without the solidity check may get them.
+  for (let i = 1; i < made.length; i += 7) [made[i - 1], made[i]] = [made[i]!, made[i - 1]!];
+  return made;
+}

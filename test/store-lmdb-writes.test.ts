@@ -5,40 +5,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { TOTAL_SUPPLY } from "../src/bytes/limits.js";
 import { LmdbStore, MemoryStore, ZERO_MESSAGE_ID, type Acceptance, type NodeStore } from "../src/node/index.js";
-import { GENESIS_OUTPUT, NETWORK, genesisOf, indexation, refusal, single, spend, tempDir, wallet } from "./store-helpers.js";
+import { GENESIS_OUTPUT, NETWORK, dag, genesisOf, indexation, refusal, single, spend, tempDir, wallet } from "./store-helpers.js";
 
 function sorted(ids: readonly string[]): string[] {
   return [...ids].sort();
-}
-
-/** A deterministic pseudo-random sequence (the test is the same every run). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 0x1_0000_0000;
-  };
-}
-
-/**
- * Messages of a DAG whose parents are mostly recent messages (tips and messages that are no tips any more), some on the
- * entry point, and some listed before one of their parents, so that a parent arrives after its child.
- */
-function dag(count: number, seed: number): Acceptance[] {
-  const next = random(seed);
-  const made: Acceptance[] = [];
-  for (let i = 0; i < count; i++) {
-    const parents = new Set<string>();
-    const wanted = 1 + Math.floor(next() * 4);
-    for (let p = 0; p < wanted; p++) {
-      const back = 1 + Math.floor(next() * 12);
-      parents.add(made.length >= back ? made[made.length - back]!.id : ZERO_MESSAGE_ID);
-    }
-    made.push(indexation([...parents], `dag ${seed} ${i % 5}`, `message ${i}`));
-  }
-  // Swap some neighbours: a child before its parent, as a store without the solidity check may get them.
-  for (let i = 1; i < made.length; i += 7) [made[i - 1], made[i]] = [made[i]!, made[i - 1]!];
-  return made;
 }
 
 describe("accepts in flight together leave what the same accepts one by one leave", () => {
