@@ -139,6 +139,17 @@ async function heldOpenElsewhere(path: string): Promise<{ pid: number; end(): Pr
   };
 }
 
+/** What verify() says of the store at `path`, opened for it alone. */
+async function verifyAt(path: string): Promise<string | undefined> {
+  const s = new LmdbStore(path);
+  await s.open({ network: NETWORK });
+  try {
+    return await s.verify();
+  } finally {
+    await s.close();
+  }
+}
+
 const keyOf = (prefix: number, ...parts: (string | Uint8Array)[]): Buffer =>
   Buffer.concat([Buffer.from([prefix]), ...parts.map((p) => (typeof p === "string" ? Buffer.from(p, "hex") : Buffer.from(p)))]);
 
@@ -265,15 +276,7 @@ describe("pruning on LMDB trusts no stale 11/12 entry, and verify checks them ag
     const late = indexation([rounds[3]!.milestone.id], "late");
     await store.accept(late);
     await store.close();
-    const check = async (): Promise<string | undefined> => {
-      const s = new LmdbStore(path);
-      await s.open({ network: NETWORK });
-      try {
-        return await s.verify();
-      } finally {
-        await s.close();
-      }
-    };
+    const check = (): Promise<string | undefined> => verifyAt(path);
     expect(await check()).toBeUndefined();
     const lateSeq = await raw(path, (db) => {
       const entry = [...db.getKeys({ start: Buffer.from([0x11]), end: Buffer.from([0x12]) })].map((k) => Buffer.from(k)).find((k) => k.subarray(9).toString("hex") === late.id);
@@ -478,15 +481,7 @@ describe("verify() on LMDB names the first record damaged on purpose", () => {
     const damaged = Buffer.from(record);
     damaged[damaged.length - 9]! ^= 0x01;
     await raw(path, (db) => db.put(keyOf(0x01, note.id), damaged));
-    const check = async (): Promise<string | undefined> => {
-      const s = new LmdbStore(path);
-      await s.open({ network: NETWORK });
-      try {
-        return await s.verify();
-      } finally {
-        await s.close();
-      }
-    };
+    const check = (): Promise<string | undefined> => verifyAt(path);
     expect(await check()).toMatch(new RegExp(`^message ${note.id}: its bytes hash to [0-9a-f]{64}$`));
     await raw(path, (db) => db.put(keyOf(0x01, note.id), record.subarray(0, 9)));
     expect(await check()).toBe(`message ${note.id}: its record is 9 bytes, too short to hold its metadata (35)`);
@@ -515,15 +510,7 @@ describe("verify() on LMDB names the first record damaged on purpose", () => {
     const latest = rounds[2]!.milestone.id;
     expect(store.allTips().sort()).toEqual([latest, orphan.id].sort());
     await store.close();
-    const check = async (): Promise<string | undefined> => {
-      const s = new LmdbStore(path);
-      await s.open({ network: NETWORK });
-      try {
-        return await s.verify();
-      } finally {
-        await s.close();
-      }
-    };
+    const check = (): Promise<string | undefined> => verifyAt(path);
     const meta = (name: string): Buffer => Buffer.concat([Buffer.from([0]), Buffer.from(name)]);
     const seq = await raw(path, (db) => Buffer.from(db.get(keyOf(0x05, latest))!));
     const seqOf = (s: Buffer): string => String(s.readBigUInt64BE(0));
