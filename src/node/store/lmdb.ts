@@ -1337,11 +1337,11 @@ function fsyncPath(path: string): void {
  * The checks of NodeStore.verify over one read transaction, in key order, stopping at the first inconsistency: the
  * header; every message's record (its metadata, a seq below the next one, then bytes that hash to its id and decode)
  * and its index entries; no metadata record of an older schema left apart; children and index entries (at their
- * message's seq), tip and 11/12 entries against the messages; the tip set's two tables against each other, its count and the children entries; every 11/12 entry
- * against its message's metadata, and every message listed by exactly one; no message or milestone at or below the
- * pruning index, and every milestone's message stored but at pruning index + 1 (a snapshot's); outputs, spends and
- * address lists against one another; balances against the unspent outputs; on a ledger store, the total supply. LMDB
- * keeps no checksums of its own, so this is where a damaged data page shows.
+ * message's seq), tip and 11/12 entries against the messages; the tip set's two tables against each other, its count
+ * and the children entries; every 11/12 entry against its message's metadata, and every message listed by exactly one;
+ * no message or milestone at or below the pruning index, and every milestone's message stored but at pruning index + 1
+ * (a snapshot's); outputs, spends and address lists against one another; balances against the unspent outputs; on a
+ * ledger store, the total supply. LMDB keeps no checksums of its own, so this is where a damaged data page shows.
  */
 function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, number>): string | undefined {
   const range = (prefix: number): { start: Buffer; end: Buffer; transaction: Transaction } => ({ start: Buffer.from([prefix]), end: Buffer.from([prefix + 1]), ...t });
