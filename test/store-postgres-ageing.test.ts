@@ -460,6 +460,16 @@ describe.skipIf(serverUrl === undefined)("PostgreSQL verify: a deliberately dama
     await sql(db.url, "DELETE FROM chrysalis.tips WHERE message_id = $1", [Buffer.from(ghost, "hex")]);
   });
 
+  it("a tip at another seq than its message's: named", async () => {
+    const rows = await sql<{ message_id: Buffer; seq: string }>(db.url, "SELECT t.message_id, m.seq FROM chrysalis.tips t JOIN chrysalis.messages m ON m.id = t.message_id ORDER BY m.seq LIMIT 1");
+    const tip = rows[0]!;
+    const id = toHex(tip.message_id);
+    await sql(db.url, "UPDATE chrysalis.tips SET seq = seq + 1 WHERE message_id = $1", [tip.message_id]);
+    expect(await store.verify()).toBe(`tip ${id}: at seq ${BigInt(tip.seq) + 1n}, but message ${id} has seq ${tip.seq}`);
+    await sql(db.url, "UPDATE chrysalis.tips SET seq = seq - 1 WHERE message_id = $1", [tip.message_id]);
+    expect(await store.verify()).toBeUndefined();
+  });
+
   it("a message deleted behind the store's back: its children entry names it", async () => {
     // b of round 3 is a's child; deleting b's row leaves the entry (a → b) dangling.
     const [a, b] = tangle.cones.get(3)!;

@@ -1218,6 +1218,20 @@ export class PostgresStore implements NodeStore {
       )
     ).rows[0];
     if (tip !== undefined) return `tip ${toHex(tip.message_id)}: neither a stored message nor an entry point`;
+    // At its message's seq, or at 0 for an entry point (its own message stored later or not): the age the oldest tips
+    // are dropped by.
+    const aged = (
+      await client.query<{ message_id: Buffer; seq: string; own: string | null }>(
+        `SELECT t.message_id, t.seq, m.seq AS own FROM chrysalis.tips t LEFT JOIN chrysalis.messages m ON m.id = t.message_id
+         WHERE t.seq IS DISTINCT FROM m.seq AND NOT (t.seq = 0 AND t.message_id = ANY($1::bytea[]))
+         ORDER BY t.seq, t.message_id LIMIT 1`,
+        [[...this.#entryPoints.keys()].map((id) => Buffer.from(id, "hex"))],
+      )
+    ).rows[0];
+    if (aged !== undefined) {
+      const name = toHex(aged.message_id);
+      return `tip ${name}: at seq ${aged.seq}, but ${aged.own === null ? "it is an entry point (seq 0)" : `message ${name} has seq ${aged.own}`}`;
+    }
 
     // A milestone's message may be missing only at pruning index + 1: a snapshot's milestone, or one being pruned.
     const milestone = (
