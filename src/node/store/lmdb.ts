@@ -431,8 +431,7 @@ export class LmdbStore implements NodeStore {
       for (const { messageId, index } of entryPoints) {
         const id = fromHex(messageId, "entryPoints.messageId", 32);
         db.putSync(key(ENTRY_POINT, id), Buffer.from(u32(index)));
-        // Once each, should a snapshot given as an object name one twice (in two letter cases, say).
-        if (!db.doesExist(key(TIP, id))) this.#setTipCount(direct(db), this.#addTip(db, direct(db), id, 0, this.#tipCount(db)));
+        this.#setTipCount(direct(db), this.#addTip(db, direct(db), id, 0, this.#tipCount(db), true));
       }
       this.#loadEntryPoints(db);
       return { created: true, ledger, ...(snapshot !== undefined ? { coordinatorPublicKeys: snapshot.coordinatorPublicKeys.map((key) => key.toLowerCase()) } : {}) };
@@ -644,11 +643,9 @@ export class LmdbStore implements NodeStore {
         w.put(key(CHILD, parent, seqBytes, id), k().EMPTY);
         tips -= this.#removeTip(db, w, parent);
       }
-      // A child stored before its parent (an entry point's, or one stored without the solidity check) keeps it no tip;
-      // an entry point's own message (sent again after the snapshot the store was made from) is the tip it already is.
+      // A child stored before its parent (an entry point's, or one stored without the solidity check) keeps it no tip.
       const asParent = key(CHILD, id);
-      const alreadyTip = this.#entryPoints.has(acceptance.id) && db.doesExist(key(TIP, id));
-      if (!alreadyTip && !this.#rangeProbe(db).any(asParent, after(asParent))) tips = this.#addTip(db, w, id, seq, tips);
+      if (!this.#rangeProbe(db).any(asParent, after(asParent))) tips = this.#addTip(db, w, id, seq, tips, this.#entryPoints.has(acceptance.id));
       if (tips !== tipsBefore) this.#setTipCount(w, tips);
       for (const index of indexes) w.put(key(INDEX, Uint8Array.of(index.length), index, seqBytes), Buffer.from(id));
       // Not referenced yet (a milestone in this same write moves it to 12 at once).
@@ -709,8 +706,12 @@ export class LmdbStore implements NodeStore {
   }
 
   /** Adds a tip to a tip set of `count` tips, dropping the oldest past maxTips; returns the new count (the caller
-   * writes it, once per write however many tips it adds and removes). Called after every #removeTip of the write. */
-  #addTip(db: Db, w: Sink, id: Uint8Array, seq: number, count: number): number {
+   * writes it, once per write however many tips it adds and removes). Called after every #removeTip of the write.
+   * An entry point may be a tip already: the store made it one when it was made (a snapshot given as an object may
+   * name it twice), and its own message may come later (sent again after the snapshot). It stays the one tip it is,
+   * where it is; only for an entry point is that read. */
+  #addTip(db: Db, w: Sink, id: Uint8Array, seq: number, count: number, entryPoint: boolean): number {
+    if (entryPoint && db.doesExist(key(TIP, id))) return count;
     const seqBytes = be64(seq);
     w.put(key(TIP, id), seqBytes);
     w.put(key(TIP_AGE, seqBytes, id), k().EMPTY);
