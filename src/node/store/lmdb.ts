@@ -1360,7 +1360,8 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
     const id = toHex(k.subarray(1));
     if (k.length !== 33) return `message key ${toHex(k)}: ${k.length - 1} bytes of id, expected 32`;
     if (value.length < METADATA_SIZE) return `message ${id}: its record is ${value.length} bytes, too short to hold its metadata (${METADATA_SIZE})`;
-    if (getU64(value, 0) >= nextSeq) return `message ${id}: at seq ${getU64(value, 0)}, not below the header's next seq ${nextSeq}`;
+    const seq = getU64(value, 0);
+    if (seq >= nextSeq) return `message ${id}: at seq ${seq}, not below the header's next seq ${nextSeq}`;
     const bytes = recordBytes(value);
     const hash = toHex(blake2b256(bytes));
     if (hash !== id) return `message ${id}: its bytes hash to ${hash}`;
@@ -1409,7 +1410,8 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
     if (own === undefined && !entryPoint) return `tip ${name}: no message is stored for it and it is no entry point`;
     if (seq !== own && !(entryPoint && seq === 0)) return `tip ${name}: at seq ${seq}, but ${own === undefined ? "it is an entry point (seq 0)" : `message ${name} has seq ${own}`}`;
     if (db.get(key(TIP_AGE, value, id), t) === undefined) return `tip ${name}: no entry by age lists it`;
-    if (first(db, key(CHILD, id), after(key(CHILD, id)), t) !== undefined) return `tip ${name}: a child entry lists a message under it`;
+    const asParent = key(CHILD, id);
+    if (first(db, asParent, after(asParent), t) !== undefined) return `tip ${name}: a child entry lists a message under it`;
   }
   for (const k of db.getKeys(range(TIP_AGE))) {
     const id = k.subarray(9);
@@ -1424,7 +1426,7 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
   for (const k of db.getKeys(range(UNREFERENCED))) {
     const id = toHex(k.subarray(9));
     if (k.length !== 41) return `unreferenced entry ${toHex(k)}: ${k.length} bytes, expected 41`;
-    const found = stored(k.subarray(9)) ? metadataOf(k.subarray(9)) : undefined;
+    const found = metadataOf(k.subarray(9));
     if (found === undefined) return `unreferenced entry ${id}: no message ${id} is stored`;
     const ref = found.metadata.referencedByMilestoneIndex;
     if (ref !== undefined) return `unreferenced entry ${id}: message ${id} is referenced by milestone ${ref}`;
@@ -1435,7 +1437,7 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
     const index = k.readUInt32BE(1);
     const id = toHex(k.subarray(5));
     if (k.length !== 37) return `referenced entry ${toHex(k)}: ${k.length} bytes, expected 37`;
-    const found = stored(k.subarray(5)) ? metadataOf(k.subarray(5)) : undefined;
+    const found = metadataOf(k.subarray(5));
     if (found === undefined) return `entry of milestone ${index} → ${id}: no message ${id} is stored`;
     const ref = found.metadata.referencedByMilestoneIndex;
     if (ref !== index) return `entry of milestone ${index} → ${id}: message ${id} is ${ref === undefined ? "not referenced by any milestone" : `referenced by milestone ${ref}`}`;

@@ -1209,12 +1209,13 @@ export class PostgresStore implements NodeStore {
     ).rows[0];
     if (child !== undefined) return `children entry of ${toHex(child.parent)}: its child ${toHex(child.child)} is not a stored message`;
 
+    const entryPoints = [...this.#entryPoints.keys()].map((id) => Buffer.from(id, "hex"));
     const tip = (
       await client.query<{ message_id: Buffer }>(
         `SELECT t.message_id FROM chrysalis.tips t
          WHERE NOT EXISTS (SELECT 1 FROM chrysalis.messages m WHERE m.id = t.message_id) AND NOT (t.message_id = ANY($1::bytea[]))
          ORDER BY t.seq LIMIT 1`,
-        [[...this.#entryPoints.keys()].map((id) => Buffer.from(id, "hex"))],
+        [entryPoints],
       )
     ).rows[0];
     if (tip !== undefined) return `tip ${toHex(tip.message_id)}: neither a stored message nor an entry point`;
@@ -1225,7 +1226,7 @@ export class PostgresStore implements NodeStore {
         `SELECT t.message_id, t.seq, m.seq AS own FROM chrysalis.tips t LEFT JOIN chrysalis.messages m ON m.id = t.message_id
          WHERE t.seq IS DISTINCT FROM m.seq AND NOT (t.seq = 0 AND t.message_id = ANY($1::bytea[]))
          ORDER BY t.seq, t.message_id LIMIT 1`,
-        [[...this.#entryPoints.keys()].map((id) => Buffer.from(id, "hex"))],
+        [entryPoints],
       )
     ).rows[0];
     if (aged !== undefined) {
