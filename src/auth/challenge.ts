@@ -81,6 +81,11 @@ export function nonceMinter(key: Uint8Array): NonceMinter {
 }
 
 /** The issue second and lane written in a nonce (which must already be known to be 40 lowercase hex characters). */
-export function nonceIssuedAt(nonce: string): { issued: number; lane: number } {
+export function nonceIssuedAt(nonce: string): {
+  /** The second it was issued in, since the epoch. */
+  issued: number;
+  /** Its lane within that second. */
+  lane: number;
+} {
   return { issued: Number.parseInt(nonce.slice(0, 2 * ISSUED_BYTES), 16), lane: Number.parseInt(nonce.slice(2 * ISSUED_BYTES, 2 * HEAD_BYTES), 16) };
 }

@@ -96,7 +96,12 @@ export function bearerToken(headers: HeaderBag): string {
 }
 
 /** The headers a client sends with a JWT: the standard Authorization and the interface document's Authentication. */
-export function authHeaders(jwt: string): { Authorization: string; Authentication: string } {
+export function authHeaders(jwt: string): {
+  /** `Bearer <jwt>`, the standard header. */
+  Authorization: string;
+  /** `Bearer <jwt>` again, the header the interface document names. */
+  Authentication: string;
+} {
   if (typeof jwt !== "string" || !TOKEN68.test(jwt) || jwt.length > MAX_AUTHORIZATION_HEADER_LENGTH) {
     throw new AuthError("INVALID_ARGUMENT", "expected a JWT (token68 characters only)", { path: "jwt" });
   }

@@ -8,6 +8,7 @@ import { base64urlDecode, base64urlEncode } from "./base64url.js";
 import { assertPublicKey } from "./nonce.js";
 import { BoundedMap } from "../bytes/bounded-map.js";
 
+/** The longest identity id accepted, in characters. */
 export const MAX_IDENTITY_ID_LENGTH = 256;
 
 /** Thumbprints remembered, by the key's bytes; the oldest is forgotten beyond it. */
@@ -76,6 +77,7 @@ export function validateIdentityId(id: unknown): string {
 
 /** From an identity id to the Ed25519 public keys allowed to prove it; undefined (or none) when unknown. */
 export interface IdentityResolver {
+  /** The identity's Ed25519 public keys (32 bytes each), or undefined when it is unknown. */
   resolve(identityId: string): Promise<Uint8Array[] | undefined>;
 }
 
@@ -83,6 +85,7 @@ export interface IdentityResolver {
 export class MemoryIdentityRegistry implements IdentityResolver {
   #keys = new Map<string, Uint8Array[]>();
   readonly #validate: (id: string) => string;
+  /** Keys one identity may hold; one more is refused (INVALID_ARGUMENT). */
   static readonly MAX_KEYS_PER_IDENTITY = 16;
 
   constructor(options: { validateIdentityId?: (id: string) => string } = {}) {
@@ -131,6 +134,7 @@ export class MemoryIdentityRegistry implements IdentityResolver {
     return true;
   }
 
+  /** Copies of the identity's public keys, or undefined when it is not registered. */
   async resolve(identityId: string): Promise<Uint8Array[] | undefined> {
     const list = this.#keys.get(identityId);
     return list === undefined ? undefined : list.map((k) => k.slice());

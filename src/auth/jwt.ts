@@ -23,26 +23,34 @@ export interface JwtClaims {
   exp: number;
   /** Unique token id (128 random bits, base64url). */
   jti: string;
+  /** Not before, seconds since the epoch. */
   nbf?: number;
+  /** The issuer, when the service names one. */
   iss?: string;
+  /** The audience, when the service names one. */
   aud?: string | string[];
   [claim: string]: unknown;
 }
 
 /** Issues and verifies JWTs; failures are AuthErrors (verify: 401 with a code per reason). */
 export interface JwtService {
+  /** A signed compact JWT for `subject` (the identity id), with `extra` claims. */
   issue(subject: string, extra?: Record<string, unknown>): Promise<string>;
+  /** The claims of a token this service accepts; throws AuthError (401, a code per reason) otherwise. */
   verify(token: string): Promise<JwtClaims>;
 }
 
 /** The services built here: the contract plus the algorithm they pin and a synchronous verify. */
 export interface LocalJwtService extends JwtService {
+  /** The one algorithm the service issues and accepts (any other `alg` is refused). */
   readonly algorithm: "HS256" | "EdDSA";
   /** Token lifetime in seconds. */
   readonly lifetime: number;
+  /** verify, synchronously. */
   verifySync(token: string): JwtClaims;
 }
 
+/** Options of every JWT service: lifetime, issuer, audience, clock tolerance, clock. */
 export interface JwtOptions {
   /** Seconds as a number, or a duration with its unit: "90s", "15m", "2h", "1d". Default one hour. Never milliseconds. */
   lifetime?: number | string;
@@ -56,11 +64,13 @@ export interface JwtOptions {
   now?: () => number;
 }
 
+/** An HS256 service: the shared secret. */
 export interface Hs256JwtOptions extends JwtOptions {
   /** At least 32 bytes; a string counts its UTF-8 bytes. */
   secret: Uint8Array | string;
 }
 
+/** An EdDSA (Ed25519) service: the public key, and the private key to issue with. */
 export interface EdDsaJwtOptions extends JwtOptions {
   /** The 32-byte seed (bytes or Base58, or Base58 of seed ‖ public key). Without it the service only verifies. */
   privateKey?: Uint8Array | string;
@@ -68,8 +78,11 @@ export interface EdDsaJwtOptions extends JwtOptions {
   publicKey: Uint8Array | string;
 }
 
+/** A token's lifetime unless told otherwise: one hour. */
 export const DEFAULT_JWT_LIFETIME_SECONDS = 3600;
+/** The leeway for exp, nbf and iat unless told otherwise. */
 export const DEFAULT_CLOCK_TOLERANCE_SECONDS = 5;
+/** The shortest HS256 secret accepted, in bytes. */
 export const MIN_HS256_SECRET_BYTES = 32;
 /** Tokens longer than this are refused before any parsing. */
 export const MAX_TOKEN_LENGTH = 8192;

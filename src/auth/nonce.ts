@@ -11,6 +11,7 @@ import { randomFill, verifyEd25519Strict } from "./primitives.js";
 
 /** Random bytes in a nonce; its text is twice as many lowercase hex characters. */
 export const AUTH_NONCE_BYTES = 20;
+/** Lowercase hex characters of a nonce. */
 export const AUTH_NONCE_LENGTH = 2 * AUTH_NONCE_BYTES;
 /** Hex characters of a signedNonce (a 64-byte Ed25519 signature). */
 export const SIGNED_NONCE_LENGTH = 2 * ED25519_SIGNATURE_LENGTH;
@@ -99,7 +100,12 @@ export function publicKeyFromSecretKey(secretKeyBase58: string | Uint8Array): Ui
 }
 
 /** A new identity key pair: the Base58 32-byte seed (the secret a client keeps) and its public key. */
-export function generateIdentityKeyPair(): { secretKey: string; publicKey: Uint8Array } {
+export function generateIdentityKeyPair(): {
+  /** The 32-byte Ed25519 seed in Base58: what signNonce takes. */
+  secretKey: string;
+  /** The 32-byte Ed25519 public key: what an identity registry holds. */
+  publicKey: Uint8Array;
+} {
   const seed = randomFill(new Uint8Array(ED25519_SEED_LENGTH));
   try {
     return { secretKey: base58Encode(seed), publicKey: ed25519PublicKey(seed) };

@@ -79,4 +79,5 @@ export function randomTokenId(): string {
   return run + ALPHABET[last >> 2]! + ALPHABET[(last & 3) << 4]!;
 }
 
+/** Whether the auth layer's HMAC-SHA-256 and strict Ed25519 run on node:crypto (`native`) or in JavaScript through the `@noble` libraries (`noble`, where node:crypto is absent, as in browsers). */
 export const authBackend: "native" | "noble" = native ? "native" : "noble";

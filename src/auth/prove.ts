@@ -27,10 +27,13 @@ import { hashNonce, isNonce, parseSignedNonce } from "./nonce.js";
 import { verifyEd25519Strict } from "./primitives.js";
 import { DEFAULT_NONCE_TTL_SECONDS, randomKey, type NonceStore } from "./store.js";
 
+/** What createProveOwnership needs: a store, the identities and their keys, a JWT service; and its bounds. */
 export interface ProveOwnershipOptions {
   /** Redeemed nonces and the nonce MAC key: the node's NodeStore (shared by its instances) or a MemoryNonceStore. */
   store: NonceStore;
+  /** The identities and the keys that may prove each. */
   resolver: IdentityResolver;
+  /** Issues the JWT a successful proof answers. */
   jwt: JwtService;
   /** How long a nonce can be redeemed: seconds, or a duration such as "2m" (default 30 s; 2 s to 1 h). */
   lifetime?: number | string;
@@ -47,6 +50,7 @@ export interface ProveOwnershipOptions {
   now?: () => number;
 }
 
+/** The prove-ownership service: the GET (issue a nonce) and the POST (prove it, get a JWT) without HTTP. */
 export interface ProveOwnership {
   /** GET: the identity's current nonce (40 lowercase hex characters). */
   issueNonce(identityId: string): Promise<string>;
@@ -153,6 +157,10 @@ function firstFreeLane(mask: number): number {
   return -1;
 }
 
+/**
+ * The prove-ownership service (`PROTOCOL.md` §7). A nonce is an HMAC of the identity, its issue second and a lane under
+ * a key kept in the store, so issuing one stores nothing; a proof whose signature verifies redeems its nonce once.
+ */
 export function createProveOwnership(options: ProveOwnershipOptions): ProveOwnership {
   const { store, resolver, jwt } = options;
   const validate = options.validateIdentityId ?? defaultValidateIdentityId;

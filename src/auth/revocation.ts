@@ -7,6 +7,7 @@ import { hasKeyWithThumbprint, type IdentityResolver } from "./identity.js";
 import { synchronousVerify, type JwtClaims, type JwtService } from "./jwt.js";
 import type { TokenRevocations } from "./store.js";
 
+/** What guardJwt checks beyond the signature: revocations, and (with a resolver) that the subject and its key are still registered. */
 export interface JwtGuardOptions {
   /** Where revocations are kept and read (the node's NodeStore, or a MemoryNonceStore). */
   revocations?: TokenRevocations;
@@ -22,7 +23,9 @@ export interface JwtGuardOptions {
 
 /** What a revocation stored: the token id and until when (ms since the epoch) it is refused. */
 export interface Revocation {
+  /** The token id revoked. */
   readonly jti: string;
+  /** Until when (ms since the epoch) the token is refused. */
   readonly expiresAt: number;
 }
 
@@ -44,7 +47,12 @@ function storeFailure(error: unknown): AuthError {
 }
 
 /** The `jti` and `exp` claims of a compact JWT, read without checking its signature (revoking a forgery is harmless). */
-export function tokenIdentity(token: string): { jti: string; exp: number | undefined } {
+export function tokenIdentity(token: string): {
+  /** The token id. */
+  jti: string;
+  /** The expiry, seconds since the epoch, if the token has one. */
+  exp: number | undefined;
+} {
   const parts = typeof token === "string" ? token.split(".") : [];
   const payload = parts.length === 3 ? base64urlDecode(parts[1]!) : undefined;
   let claims: unknown;

@@ -18,13 +18,16 @@ export interface SharedSecrets {
 
 /** Revoked JWT ids, each kept until the token would have expired anyway. */
 export interface TokenRevocations {
+  /** Refuses the token id `jti` until `expiresAt` (ms since the epoch). */
   revokeToken(jti: string, expiresAt: number): Promise<void>;
+  /** Whether the token id was revoked. */
   isTokenRevoked(jti: string): Promise<boolean>;
 }
 
 /** What createProveOwnership needs of a store; the node's NodeStore has it. */
 export interface NonceStore extends NonceRedemptions, SharedSecrets {}
 
+/** Bounds and clock of a MemoryNonceStore. */
 export interface MemoryNonceStoreOptions {
   /** Redeemed nonces and revoked token ids held at most, after dropping expired ones (default 1,000,000). Beyond it a
    * redemption fails with TOO_MANY_NONCES (429), closed rather than open: a nonce that cannot be recorded is not honoured. */
@@ -35,6 +38,7 @@ export interface MemoryNonceStoreOptions {
 
 /** The nonce lifetime, in seconds, of createProveOwnership unless told otherwise. */
 export const DEFAULT_NONCE_TTL_SECONDS = 30;
+/** Redeemed nonces and revocations a MemoryNonceStore holds unless told otherwise. */
 export const DEFAULT_MAX_NONCES_TOTAL = 1_000_000;
 
 function positiveInteger(value: number | undefined, fallback: number, name: string, max: number): number {
@@ -51,6 +55,7 @@ function positiveInteger(value: number | undefined, fallback: number, name: stri
  * Expired entries are dropped when the bound is reached or `sweep` is called.
  */
 export class MemoryNonceStore implements NonceStore, TokenRevocations {
+  /** Redeemed nonces and revoked token ids held at most. */
   readonly maxTotal: number;
   readonly #now: () => number;
   readonly #redeemed = new Map<string, number>();
@@ -78,11 +83,13 @@ export class MemoryNonceStore implements NonceStore, TokenRevocations {
     return true;
   }
 
+  /** Refuses the token id `jti` until `expiresAt` (ms since the epoch; a later one already stored is kept). */
   async revokeToken(jti: string, expiresAt: number): Promise<void> {
     if (!this.#revoked.has(jti)) this.#makeRoom();
     this.#revoked.set(jti, Math.max(expiresAt, this.#revoked.get(jti) ?? 0));
   }
 
+  /** Whether the token id was revoked (and not yet dropped as expired). */
   async isTokenRevoked(jti: string): Promise<boolean> {
     return this.#revoked.has(jti);
   }

@@ -57,6 +57,7 @@ function validHrp(hrp: string): boolean {
   return true;
 }
 
+/** Bech32 (BIP-173) of `data` under the human-readable part `hrp`; throws ProtocolError INVALID_BECH32 past 90 characters. */
 export function bech32Encode(hrp: string, data: Uint8Array): string {
   if (typeof hrp !== "string" || !validHrp(hrp)) throw new ProtocolError("INVALID_BECH32", "invalid human-readable part (1 .. 83 lowercase printable characters)", { path: "hrp" });
   const words = convertBits(data, 8, 5, true);
@@ -69,7 +70,16 @@ export function bech32Encode(hrp: string, data: Uint8Array): string {
   return out;
 }
 
-export function bech32Decode(text: unknown, path?: string): { hrp: string; data: Uint8Array } {
+/** The human-readable part and data of a Bech32 string (one case, checksum verified); throws ProtocolError INVALID_BECH32. */
+export function bech32Decode(
+  text: unknown,
+  path?: string,
+): {
+  /** The human-readable part, lowercase. */
+  hrp: string;
+  /** The data, as bytes. */
+  data: Uint8Array;
+} {
   const fail = (why: string): never => {
     throw new ProtocolError("INVALID_BECH32", why, { path });
   };

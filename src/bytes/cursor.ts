@@ -1,5 +1,5 @@
-// The bounded reader and the exact-size writer under the binary codec: little-endian, u64 as bigint.
-// The reader checks every length against what remains before it hands out (or allocates) anything.
+// The bounded reader and the exact-size writer under the binary codec (positions in a buffer; the generated codec's
+// leaves.ts and the interpreter read and write through them), the slab the codec's outputs are carved from, and Fault.
 import { type ErrorCode, ProtocolError } from "./errors.js";
 
 /**
@@ -28,8 +28,6 @@ export class Fault extends Error {
     return new ProtocolError(this.code, this.message, { path, offset: this.offset });
   }
 }
-
-const TWO_32 = 0x1_0000_0000;
 
 // A fresh ArrayBuffer per call costs more than the whole rest of encoding or decoding a small message, so small
 // outputs and decoders' private input copies are carved out of a slab owned by this module (Node's Buffer pool policy,
@@ -66,128 +64,36 @@ export const scratch = new Uint8Array(8);
 export const scratchView = new DataView(scratch.buffer);
 
 export class Reader {
-  readonly bytes: Uint8Array;
+  bytes!: Uint8Array;
   /** `bytes.buffer` and `bytes.byteOffset`, for making field views without subarray()'s overhead. */
-  readonly buffer: ArrayBufferLike;
-  readonly base: number;
-  private dataView: DataView | undefined;
-  pos = 0;
+  buffer!: ArrayBufferLike;
+  base!: number;
+  pos!: number;
   /** Reads stop here: the end of the input, or of a length-prefixed payload while it is being read. */
-  end: number;
+  end!: number;
 
   /** Takes the bytes as they are; the caller decides whether they are a private copy. */
   constructor(bytes: Uint8Array) {
+    this.reset(bytes);
+  }
+
+  /** Reads `bytes` from the start from now on (one reader serves call after call). */
+  reset(bytes: Uint8Array): void {
     this.bytes = bytes;
     this.buffer = bytes.buffer;
     this.base = bytes.byteOffset;
+    this.pos = 0;
     this.end = bytes.length;
-  }
-
-  /** Made on first use: the generated codec assembles integers itself and never needs one. */
-  get view(): DataView {
-    return (this.dataView ??= new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength));
-  }
-
-  get remaining(): number {
-    return this.end - this.pos;
-  }
-
-  /** Fails with TRUNCATED unless `n` more bytes remain. */
-  need(n: number): void {
-    if (n > this.end - this.pos) throw new Fault("TRUNCATED", `needs ${n} bytes, ${this.end - this.pos} left`, this.pos);
-  }
-
-  u8(): number {
-    this.need(1);
-    return this.bytes[this.pos++]!;
-  }
-
-  u16(): number {
-    this.need(2);
-    const v = this.view.getUint16(this.pos, true);
-    this.pos += 2;
-    return v;
-  }
-
-  u32(): number {
-    this.need(4);
-    const v = this.view.getUint32(this.pos, true);
-    this.pos += 4;
-    return v;
-  }
-
-  u64(): bigint {
-    this.need(8);
-    const v = this.view.getBigUint64(this.pos, true);
-    this.pos += 8;
-    return v;
-  }
-
-  /**
-   * A u64 as a number: exact up to 2^53; anything larger comes back as Infinity so a range check rejects it
-   * (every u64 amount of the protocol is bounded by the total supply, below 2^53).
-   */
-  u64Number(): number {
-    this.need(8);
-    const lo = this.view.getUint32(this.pos, true);
-    const hi = this.view.getUint32(this.pos + 4, true);
-    this.pos += 8;
-    return hi < 0x20_0000 ? hi * TWO_32 + lo : Infinity;
-  }
-
-  /** A view of the next `n` bytes (no copy). */
-  take(n: number): Uint8Array {
-    this.need(n);
-    const out = this.bytes.subarray(this.pos, this.pos + n);
-    this.pos += n;
-    return out;
   }
 }
 
 export class Writer {
   readonly bytes: Uint8Array;
-  private dataView: DataView | undefined;
   pos = 0;
 
   /** Writes into `bytes` from position 0: a fresh `allocate(size)` of the exact size, or a reused scratch area. */
   constructor(bytes: Uint8Array) {
     this.bytes = bytes;
-  }
-
-  get view(): DataView {
-    return (this.dataView ??= new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength));
-  }
-
-  u8(v: number): void {
-    this.bytes[this.pos++] = v;
-  }
-
-  u16(v: number): void {
-    this.view.setUint16(this.pos, v, true);
-    this.pos += 2;
-  }
-
-  u32(v: number): void {
-    this.view.setUint32(this.pos, v, true);
-    this.pos += 4;
-  }
-
-  u64(v: bigint): void {
-    this.view.setBigUint64(this.pos, v, true);
-    this.pos += 8;
-  }
-
-  /** A u64 from a number already checked to be a non-negative safe integer. */
-  u64Number(v: number): void {
-    const hi = Math.floor(v / TWO_32);
-    this.view.setUint32(this.pos, v - hi * TWO_32, true);
-    this.view.setUint32(this.pos + 4, hi, true);
-    this.pos += 8;
-  }
-
-  put(b: Uint8Array): void {
-    this.bytes.set(b, this.pos);
-    this.pos += b.length;
   }
 }
 

@@ -35,18 +35,29 @@ export interface ErrorCodeRegistry {
   core: CoreErrorCode;
 }
 
-/** Every stable error code of the library (README lists them). */
+/** Every stable error code of the library (docs/LIBRARY.md lists them). */
 export type ErrorCode = ErrorCodeRegistry[keyof ErrorCodeRegistry];
 
+/** Where a ProtocolError happened, and what caused it. */
 export interface ProtocolErrorOptions {
+  /** The JSON or field path of the value refused, e.g. `payload.essence.inputs[2].transactionId`. */
   readonly path?: string | undefined;
+  /** For binary input, the byte offset where decoding failed. */
   readonly offset?: number | undefined;
+  /** The error underneath, if any (kept as Error.cause). */
   readonly cause?: unknown;
 }
 
+/**
+ * Every rejection of input by the library: a stable `code` a caller can match on, the `path` of the field where known
+ * and, for binary input, the byte `offset`. Layers above raise subclasses (AuthError, NodeError, ClientError).
+ */
 export class ProtocolError extends Error {
+  /** The stable code of the rule or check that refused the input (see ErrorCode). */
   readonly code: ErrorCode;
+  /** The JSON or field path of the value refused, where known. */
   readonly path: string | undefined;
+  /** For binary input, the byte offset where decoding failed. */
   readonly offset: number | undefined;
 
   constructor(code: ErrorCode, message: string, options: ProtocolErrorOptions = {}) {

@@ -109,19 +109,22 @@ function decodeEncoded(text: string): Uint8Array | undefined {
   return seen > 255 ? undefined : out;
 }
 
+// The platform's byte order, for reading digit pairs through a DataView the way `digitPairs` reads them.
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 /**
- * The hex digits `ascii[start, start + 2n)` (character codes, either case) as a new n-byte array, or undefined if any is
- * not a hex digit: what decodeHex gives for the same digits as a string, for a reader of JSON text held as ASCII bytes.
+ * Decodes the hex digits at `ascii[start, start + 2n)` (character codes, either case, seen through a DataView at any
+ * offset) into `out[at, at + n)`, for a reader of JSON text held as ASCII bytes; false if any is not a hex digit (then
+ * `out` holds garbage there).
  */
-export function decodeHexAscii(ascii: Uint8Array, start: number, n: number): Uint8Array | undefined {
-  const out = new Uint8Array(n);
+export function decodeHexAsciiInto(ascii: DataView, start: number, n: number, out: Uint8Array, at: number): boolean {
   let seen = 0;
   for (let j = 0, i = start; j < n; j++, i += 2) {
-    const x = HIGH[ascii[i]!]! | LOW[ascii[i + 1]!]!;
+    const x = PAIR[ascii.getUint16(i, LITTLE_ENDIAN)]!;
     seen |= x;
-    out[j] = x;
+    out[at + j] = x;
   }
-  return seen > 255 ? undefined : out;
+  return seen <= 255;
 }
 
 /** The index of the first character of `text` that is not a hex digit (-1 if there is none). */

@@ -32,6 +32,7 @@ declare module "../bytes/errors.js" {
   }
 }
 
+/** Every failure of the client: the node's refusal (its HTTP status, `code` and `reason`), no answer, or an answer of the wrong shape. */
 export class ClientError extends ProtocolError {
   /** HTTP status; 0 when no answer arrived (network failure) or nothing was sent. */
   readonly status: number;
@@ -72,26 +73,39 @@ function guard<A extends unknown[], R>(method: (...args: A) => Promise<R>): (...
  * it does not insist on `features` and keeps whatever else a real node adds.
  */
 export type ClientNodeInfo = Omit<NodeInfoJson, "features"> & {
+  /** The node's features, when it lists them. */
   features?: string[];
   /** Hornet's milestone and rate fields (a node that issues or follows milestones sends them). */
   latestMilestoneIndex?: number;
+  /** The index of the latest confirmed milestone. */
   confirmedMilestoneIndex?: number;
+  /** The latest milestone's timestamp, seconds since the epoch. */
   latestMilestoneTimestamp?: number;
+  /** Milestones at or below this index were pruned. */
   pruningIndex?: number;
+  /** Messages the node received per second, lately. */
   messagesPerSecond?: number;
+  /** Messages referenced by milestones per second, lately. */
   referencedMessagesPerSecond?: number;
+  /** The share of messages milestones referenced, in percent. */
   referencedRate?: number;
   [key: string]: unknown;
 };
 
 /** The node API's response shapes (model/rest.ts), under the names the client has always exported. */
 export type ClientMessageMetadata = MessageMetadataJson;
+/** GET /api/v1/outputs/:outputId: an output, whether it is spent, and the message that created it. */
 export type ClientOutput = OutputResponseJson;
+/** GET /api/v1/addresses/…: an address's balance and whether it may receive dust. */
 export type ClientAddressBalance = AddressBalanceJson;
+/** GET /api/v1/addresses/…/outputs: the ids of an address's outputs. */
 export type ClientAddressOutputs = AddressOutputsJson;
+/** GET /api/v1/milestones/:index: its index, message id and timestamp. */
 export type ClientMilestone = MilestoneJson;
+/** GET /api/v1/milestones/:index/utxo-changes: the outputs a milestone created and consumed. */
 export type ClientUtxoChanges = UtxoChangesJson;
 
+/** How a client talks to its node: fetch, a JWT, extra headers, and local PoW. */
 export interface ClientOptions {
   /** Injectable fetch (tests, proxies, instrumentation). Default: the global fetch. */
   fetch?: typeof fetch;
@@ -110,11 +124,13 @@ export interface ClientOptions {
   infoCacheMs?: number;
 }
 
+/** How one message is submitted: filled and mined by the node (the default) or here. */
 export interface SubmitMessageOptions {
   /** Fill networkId, parents and nonce here (info and tips read from the node, PoW mined locally) instead of on the node. */
   localPow?: boolean;
   /** With localPow: post the finished message as raw bytes (default) or as JSON. */
   format?: "raw" | "json";
+  /** Aborts the submission (and local mining). */
   signal?: AbortSignal;
   /** Local PoW progress. */
   onProgress?: (progress: { hashes: number; elapsedMs: number }) => void;
@@ -123,33 +139,47 @@ export interface SubmitMessageOptions {
 /** A message to submit: REST JSON (partial allowed), a model (partial allowed), or raw bytes. */
 export type SubmittableMessage = Uint8Array | Message | PartialMessage | MessageJson | Record<string, unknown>;
 
+/** A typed client of a node's REST API v1 and prove-ownership routes (createClient); failures are ClientErrors. */
 export interface ChrysalisClient {
+  /** The node's URL, as given to createClient. */
   readonly baseUrl: string;
   /** The JWT sent on every request (Authorization and Authentication headers), if any. */
   readonly jwt: string | undefined;
+  /** Sets (or, with undefined, clears) the JWT sent on every request. */
   setJwt(jwt: string | undefined): void;
   /** GET /authentication/prove-ownership/:identityId → the nonce to sign. */
   requestNonce(identityId: string): Promise<string>;
   /** The whole proof: fetch a nonce, sign it with the Base58 secret key, POST it, keep and return the JWT. */
   proveOwnership(identityId: string, secretKeyBase58: string): Promise<string>;
+  /** POST /api/v1/messages: the message id. What the message leaves out (network id, parents, nonce) the node fills, or this client with `localPow`. */
   submitMessage(message: SubmittableMessage, options?: SubmitMessageOptions): Promise<string>;
+  /** GET /api/v1/messages/:id, as the model. */
   getMessage(messageId: string): Promise<Message>;
+  /** GET /api/v1/messages/:id, as the node's JSON. */
   getMessageJson(messageId: string): Promise<MessageJson>;
+  /** GET /api/v1/messages/:id/raw: the message's bytes. */
   getMessageRaw(messageId: string): Promise<Uint8Array>;
+  /** GET /api/v1/info. */
   getInfo(): Promise<ClientNodeInfo>;
+  /** GET /api/v1/tips: message ids to use as parents. */
   getTips(): Promise<string[]>;
   /** GET /health: true on 200, false on 503 (the node has no recent milestone). */
   getHealth(): Promise<boolean>;
+  /** GET /api/v1/messages/:id/metadata: solidity, milestone references and ledger inclusion. */
   getMessageMetadata(messageId: string): Promise<ClientMessageMetadata>;
   /** The ids of the messages that name this one as a parent (at most the node's maxResults). */
   getMessageChildren(messageId: string): Promise<string[]>;
   /** The ids of the messages with this indexation index (UTF-8 text or bytes). */
   findMessages(index: string | Uint8Array): Promise<string[]>;
+  /** GET /api/v1/outputs/:outputId. */
   getOutput(outputId: string): Promise<ClientOutput>;
   /** A Bech32 address, or an Ed25519 address as 64 hex characters. */
   getAddress(address: string): Promise<ClientAddressBalance>;
+  /** GET …/outputs of a Bech32 or hex Ed25519 address: unspent output ids, of one output type if asked, spent ones too with `includeSpent`. */
   getAddressOutputs(address: string, options?: { type?: 0 | 1; includeSpent?: boolean }): Promise<ClientAddressOutputs>;
+  /** GET /api/v1/milestones/:index. */
   getMilestone(index: number): Promise<ClientMilestone>;
+  /** GET /api/v1/milestones/:index/utxo-changes. */
   getMilestoneUtxoChanges(index: number): Promise<ClientUtxoChanges>;
   /** The message that included a transaction (the one whose transaction created output <transactionId>:0). */
   getTransactionIncludedMessage(transactionId: string): Promise<MessageJson>;

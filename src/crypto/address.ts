@@ -25,7 +25,12 @@ export function bech32Address(hrp: string, address: Uint8Array): string {
 }
 
 /** Parses a Bech32 Ed25519 address; rejects other address types and lengths. */
-export function parseBech32Address(text: string): { hrp: string; address: Uint8Array } {
+export function parseBech32Address(text: string): {
+  /** The human-readable part: `iota` on mainnet, `atoi` on test networks. */
+  hrp: string;
+  /** The 32-byte Ed25519 address. */
+  address: Uint8Array;
+} {
   const { hrp, data } = bech32Decode(text, "address");
   if (data.length !== 1 + ED25519_ADDRESS_LENGTH) {
     throw new ProtocolError("INVALID_BECH32", `expected 33 bytes of address data, got ${data.length}`, { path: "address" });

@@ -120,7 +120,7 @@ function verifyNative(crypto: NodeCrypto, publicKey: Uint8Array, message: Uint8A
 
 /**
  * Which signatures count as valid:
- * - "zip215" (the default; PROTOCOL.md §4, TIP-14): what the network decides for transactions and milestones;
+ * - "zip215" (the default; `PROTOCOL.md` §4, TIP-14): what the network decides for transactions and milestones;
  * - "strict": what OpenSSL decides (S < L and the cofactorless equation [S]B = R + [k]A), used where no consensus is
  *   at stake (logins, JWTs): honest signatures verify the same under both, and a refusal costs one native
  *   verification instead of a slow pure-JS re-check, which bounds the CPU an unauthenticated request can burn.

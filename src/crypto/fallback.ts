@@ -11,7 +11,9 @@ export type FallbackComponent = "blake2b" | "pow";
 export class ChrysalisWarningEvent extends Event {
   /** A stable code: WASM_UNAVAILABLE (WebAssembly failed to compile or is absent; JavaScript runs instead). */
   readonly code: "WASM_UNAVAILABLE";
+  /** What fell back to JavaScript. */
   readonly component: FallbackComponent;
+  /** A sentence saying what fell back and what it costs. */
   readonly message: string;
   /** What the engine threw (a CompileError naming the CSP directive, in browsers), if anything. */
   readonly cause: unknown;

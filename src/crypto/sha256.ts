@@ -8,6 +8,7 @@ import { nativeCrypto as native } from "./native.js";
 // crypto.hash arrived in Node 20.12 / 21.7; older Node keeps noble (createHash costs as much as noble here).
 const oneShot = typeof native?.hash === "function" ? native.hash : undefined;
 
+/** SHA-256 of the bytes (node:crypto where it has a one-shot hash, else @noble/hashes): 32 bytes. */
 export function sha256(bytes: Uint8Array): Uint8Array {
   if (oneShot !== undefined) {
     const digest = oneShot("sha256", bytes, "buffer") as Buffer;

@@ -40,6 +40,7 @@ export function encodePayload(payload: Payload): Uint8Array {
   return encodeWith(sizers.messagePayload, writers.messagePayload, payload);
 }
 
+/** Parses a top-level payload's bytes from its u32 type tag on (no length prefix) and applies every syntactic rule. */
 export function decodePayload(bytes: Uint8Array): Payload {
   return decodeWith(readers.messagePayload, bytes) as Payload;
 }
@@ -49,6 +50,7 @@ export function encodeTransactionEssence(essence: TransactionEssence): Uint8Arra
   return encodeWith(sizers.transactionEssence, writers.transactionEssence, essence);
 }
 
+/** Parses transaction essence bytes and applies every syntactic rule. */
 export function decodeTransactionEssence(bytes: Uint8Array): TransactionEssence {
   return decodeWith(readers.transactionEssence, bytes) as TransactionEssence;
 }
@@ -58,14 +60,17 @@ export function encodeTransactionPayload(payload: TransactionPayload): Uint8Arra
   return encodeWith(sizers.transactionPayload, writers.transactionPayload, payload);
 }
 
+/** Parses a transaction payload's bytes from its u32 type tag on and applies every syntactic rule. */
 export function decodeTransactionPayload(bytes: Uint8Array): TransactionPayload {
   return decodeWith(readers.transactionPayload, bytes) as TransactionPayload;
 }
 
+/** The milestone payload from its u32 type tag on, signatures included; throws ProtocolError for anything decode would reject. */
 export function encodeMilestonePayload(payload: MilestonePayload): Uint8Array {
   return encodeWith(sizers.milestonePayload, writers.milestonePayload, payload);
 }
 
+/** Parses a milestone payload's bytes from its u32 type tag on and applies every syntactic rule. */
 export function decodeMilestonePayload(bytes: Uint8Array): MilestonePayload {
   return decodeWith(readers.milestonePayload, bytes) as MilestonePayload;
 }
@@ -78,18 +83,22 @@ export function encodeMilestoneEssence(milestone: MilestonePayload): Uint8Array 
   return encodeWith(sizers.milestoneEssence, writers.milestoneEssence, milestone);
 }
 
+/** The indexation payload from its u32 type tag on; throws ProtocolError for anything decode would reject. */
 export function encodeIndexationPayload(payload: IndexationPayload): Uint8Array {
   return encodeWith(sizers.indexationPayload, writers.indexationPayload, payload);
 }
 
+/** Parses an indexation payload's bytes from its u32 type tag on and applies every syntactic rule. */
 export function decodeIndexationPayload(bytes: Uint8Array): IndexationPayload {
   return decodeWith(readers.indexationPayload, bytes) as IndexationPayload;
 }
 
+/** The receipt payload from its u32 type tag on; throws ProtocolError for anything decode would reject. */
 export function encodeReceiptPayload(payload: ReceiptPayload): Uint8Array {
   return encodeWith(sizers.receiptPayload, writers.receiptPayload, payload);
 }
 
+/** Parses a receipt payload's bytes from its u32 type tag on and applies every syntactic rule. */
 export function decodeReceiptPayload(bytes: Uint8Array): ReceiptPayload {
   return decodeWith(readers.receiptPayload, bytes) as ReceiptPayload;
 }

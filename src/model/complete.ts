@@ -17,10 +17,13 @@ export interface MessageFiller {
   tips(): readonly string[] | Promise<readonly string[]>;
 }
 
+/** A partial message with its missing fields filled, encoded, and whether its nonce is still to be mined. */
 export interface CompletedMessage {
+  /** The whole message. */
   message: Message;
   /** The encoded message (every syntactic rule applied); when `needsNonce`, its last 8 bytes are the 0 to mine. */
   bytes: Uint8Array;
+  /** The message had no nonce (or 0): mine one for the last 8 bytes. */
   needsNonce: boolean;
 }
 

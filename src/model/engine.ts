@@ -25,10 +25,14 @@ export interface CodecTables {
   jsonWriters: Record<JsonRoot, ToJsonFn>;
 }
 
+// Every decode reads through this one reader (a decode never starts another).
+const reader = new Reader(new Uint8Array(0));
+
 /** Runs a reader over `bytes` (copied once; fields are views of the copy) and demands it ends there. */
 export function decodeWith(read: ReadFn, bytes: unknown, path = ""): unknown {
   if (!(bytes instanceof Uint8Array)) throw new ProtocolError("INVALID_ARGUMENT", "expected a Uint8Array", { path });
-  const r = new Reader(privateCopy(bytes));
+  const r = reader;
+  r.reset(privateCopy(bytes));
   try {
     const value = read(r, {});
     if (r.pos !== r.end) throw new Fault("TRAILING_BYTES", `${r.end - r.pos} bytes after the end`, r.pos);

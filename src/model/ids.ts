@@ -53,7 +53,12 @@ export function outputId(transactionId: string | Uint8Array, index: number): str
 }
 
 /** Splits a 68-hex-character output id into its transaction id (lowercase hex) and output index. */
-export function parseOutputId(id: string): { transactionId: string; index: number } {
+export function parseOutputId(id: string): {
+  /** The transaction id, lowercase hex. */
+  transactionId: string;
+  /** The output's index in that transaction. */
+  index: number;
+} {
   const bytes = fromHex(id, "outputId", OUTPUT_ID_LENGTH);
   const index = bytes[TRANSACTION_ID_LENGTH]! | (bytes[TRANSACTION_ID_LENGTH + 1]! << 8);
   if (index > MAX_OUTPUT_INDEX) throw new ProtocolError("VALUE_OUT_OF_RANGE", `output index must be 0 .. ${MAX_OUTPUT_INDEX}, got ${index}`, { path: "outputId" });

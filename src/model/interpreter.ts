@@ -38,6 +38,74 @@ interface Codec {
 
 type Obj = Record<string, unknown>;
 
+// The interpreter's own reads and writes, plain and through DataView (the generated codec has leaves.ts).
+const dataView = (b: Uint8Array): DataView => new DataView(b.buffer, b.byteOffset, b.byteLength);
+
+/** Fails with TRUNCATED unless `n` more bytes remain. */
+function need(r: Reader, n: number): void {
+  if (n > r.end - r.pos) throw new Fault("TRUNCATED", `needs ${n} bytes, ${r.end - r.pos} left`, r.pos);
+}
+
+/** An unsigned little-endian integer of `width` bytes (1, 2, 4) or a u64 (8, a bigint). */
+function readInt(r: Reader, width: 1 | 2 | 4): number {
+  need(r, width);
+  const v = width === 1 ? r.bytes[r.pos]! : width === 2 ? dataView(r.bytes).getUint16(r.pos, true) : dataView(r.bytes).getUint32(r.pos, true);
+  r.pos += width;
+  return v;
+}
+
+function readU64(r: Reader): bigint {
+  need(r, 8);
+  const v = dataView(r.bytes).getBigUint64(r.pos, true);
+  r.pos += 8;
+  return v;
+}
+
+/**
+ * A u64 as a number: exact up to 2^53; anything larger comes back as Infinity so a range check rejects it (every u64
+ * amount of the protocol is bounded by the total supply, below 2^53).
+ */
+function readU64Number(r: Reader): number {
+  need(r, 8);
+  const lo = dataView(r.bytes).getUint32(r.pos, true);
+  const hi = dataView(r.bytes).getUint32(r.pos + 4, true);
+  r.pos += 8;
+  return hi < 0x20_0000 ? hi * 0x1_0000_0000 + lo : Infinity;
+}
+
+/** A view of the next `n` bytes (no copy). */
+function take(r: Reader, n: number): Uint8Array {
+  need(r, n);
+  const out = r.bytes.subarray(r.pos, r.pos + n);
+  r.pos += n;
+  return out;
+}
+
+function writeInt(w: Writer, width: 1 | 2 | 4, v: number): void {
+  if (width === 1) w.bytes[w.pos] = v;
+  else if (width === 2) dataView(w.bytes).setUint16(w.pos, v, true);
+  else dataView(w.bytes).setUint32(w.pos, v, true);
+  w.pos += width;
+}
+
+function writeU64(w: Writer, v: bigint): void {
+  dataView(w.bytes).setBigUint64(w.pos, v, true);
+  w.pos += 8;
+}
+
+/** A u64 from a number already checked to be a non-negative safe integer. */
+function writeU64Number(w: Writer, v: number): void {
+  const hi = Math.floor(v / 0x1_0000_0000);
+  dataView(w.bytes).setUint32(w.pos, v - hi * 0x1_0000_0000, true);
+  dataView(w.bytes).setUint32(w.pos + 4, hi, true);
+  w.pos += 8;
+}
+
+function put(w: Writer, b: Uint8Array): void {
+  w.bytes.set(b, w.pos);
+  w.pos += b.length;
+}
+
 const invalid = (message: string): Fault => new Fault("INVALID_ARGUMENT", message, undefined);
 const range = (min: number, max: number, got: unknown): Fault => new Fault("VALUE_OUT_OF_RANGE", `expected ${min} .. ${max}, got ${String(got)}`, undefined);
 
@@ -76,13 +144,11 @@ function build(node: Node): Codec {
           return width;
         },
         write(w, v) {
-          if (width === 1) w.u8(v as number);
-          else if (width === 2) w.u16(v as number);
-          else w.u32(v as number);
+          writeInt(w, width, v as number);
         },
         read(r) {
           const p = r.pos;
-          const v = width === 1 ? r.u8() : width === 2 ? r.u16() : r.u32();
+          const v = readInt(r, width);
           if (v < min || v > max) throw new Fault("VALUE_OUT_OF_RANGE", `expected ${min} .. ${max}, got ${v}`, p);
           return v;
         },
@@ -97,8 +163,8 @@ function build(node: Node): Codec {
           if (v < 0n || v > MAX_U64) throw new Fault("VALUE_OUT_OF_RANGE", "expected a u64", undefined);
           return 8;
         },
-        write: (w, v) => w.u64(v as bigint),
-        read: (r) => r.u64(),
+        write: (w, v) => writeU64(w, v as bigint),
+        read: (r) => readU64(r),
         fromJson: node.json === "decimal" ? jsonDecimal : jsonU64Number,
         toJson: node.json === "decimal" ? (v) => (v as bigint).toString() : (v) => u64NumberToJson(v as bigint),
       };
@@ -110,10 +176,10 @@ function build(node: Node): Codec {
           if (v < min || v > max) throw range(min, max, v);
           return 8;
         },
-        write: (w, v) => w.u64Number(v as number),
+        write: (w, v) => writeU64Number(w, v as number),
         read(r) {
           const p = r.pos;
-          const v = r.u64Number();
+          const v = readU64Number(r);
           if (v < min || v > max) throw new Fault("VALUE_OUT_OF_RANGE", `expected ${min} .. ${max}`, p);
           return v;
         },
@@ -127,10 +193,10 @@ function build(node: Node): Codec {
           if (typeof v !== "boolean") throw invalid("expected a boolean");
           return 1;
         },
-        write: (w, v) => w.u8(v === true ? 1 : 0),
+        write: (w, v) => writeInt(w, 1, v === true ? 1 : 0),
         read(r) {
           const p = r.pos;
-          const v = r.u8();
+          const v = readInt(r, 1);
           if (v > 1) throw new Fault("VALUE_OUT_OF_RANGE", `a boolean is 0 or 1, got ${v}`, p);
           return v === 1;
         },
@@ -144,10 +210,10 @@ function build(node: Node): Codec {
           if (v !== value) throw new Fault("INVALID_TYPE", `expected type ${value}, got ${typeof v === "number" ? v : typeof v}`, undefined);
           return width;
         },
-        write: (w) => (width === 1 ? w.u8(value) : w.u32(value)),
+        write: (w) => writeInt(w, width, value),
         read(r) {
           const p = r.pos;
-          const v = width === 1 ? r.u8() : r.u32();
+          const v = readInt(r, width);
           if (v !== value) throw new Fault("INVALID_TYPE", `expected type ${value}, got ${v}`, p);
           return value;
         },
@@ -166,8 +232,8 @@ function build(node: Node): Codec {
           if (v.length !== length) throw new Fault("LENGTH_OUT_OF_RANGE", `expected ${length} bytes, got ${v.length}`, undefined);
           return length;
         },
-        write: (w, v) => w.put(v as Uint8Array),
-        read: (r) => r.take(length),
+        write: (w, v) => put(w, v as Uint8Array),
+        read: (r) => take(r, length),
         fromJson: (v) => jsonHex(v, length),
         toJson: (v) => toHex(v as Uint8Array),
       };
@@ -182,15 +248,14 @@ function build(node: Node): Codec {
         },
         write(w, v) {
           const b = v as Uint8Array;
-          if (prefix === 2) w.u16(b.length);
-          else w.u32(b.length);
-          w.put(b);
+          writeInt(w, prefix, b.length);
+          put(w, b);
         },
         read(r) {
           const p = r.pos;
-          const n = prefix === 2 ? r.u16() : r.u32();
+          const n = readInt(r, prefix);
           if (n < min || n > max) throw new Fault("LENGTH_OUT_OF_RANGE", `expected ${min} .. ${max} bytes, got ${n}`, p);
-          return r.take(n);
+          return take(r, n);
         },
         fromJson: (v) => (absentIsEmpty && (v === undefined || v === null) ? new Uint8Array(0) : jsonVarHex(v, min, max)),
         toJson: (v) => toHex(v as Uint8Array),
@@ -239,8 +304,7 @@ function arrayCodec(node: ArrayNode): Codec {
     },
     write(w, v) {
       const items = v as unknown[];
-      if (prefix === 1) w.u8(items.length);
-      else w.u16(items.length);
+      writeInt(w, prefix, items.length);
       for (let i = 0; i < items.length; i++) {
         bounds.starts[i] = w.pos;
         of.write(w, items[i], items);
@@ -252,7 +316,7 @@ function arrayCodec(node: ArrayNode): Codec {
     },
     read(r, parent) {
       const p = r.pos;
-      const n = prefix === 1 ? r.u8() : r.u16();
+      const n = readInt(r, prefix);
       checkCount(n, parent, p);
       const items: unknown[] = [];
       for (let i = 0; i < n; i++) {
@@ -328,8 +392,8 @@ function unionCodec(node: UnionNode): Codec {
     write: (w, v, parent) => variantOf((v as Obj)["type"], undefined).write(w, v, parent),
     read(r, parent) {
       const p = r.pos;
-      r.need(node.width);
-      const t = node.width === 1 ? r.bytes[p]! : r.view.getUint32(p, true);
+      need(r, node.width);
+      const t = node.width === 1 ? r.bytes[p]! : dataView(r.bytes).getUint32(p, true);
       return variantOf(t, p).read(r, parent);
     },
     fromJson(v, parent) {
@@ -362,11 +426,11 @@ function payloadCodec(node: PayloadNode): Codec {
       const p = w.pos;
       w.pos += 4;
       if (v !== undefined) of.write(w, v, parent);
-      w.view.setUint32(p, w.pos - p - 4, true);
+      dataView(w.bytes).setUint32(p, w.pos - p - 4, true);
     },
     read(r, parent) {
       const p = r.pos;
-      const length = r.u32();
+      const length = readInt(r, 4);
       if (length === 0) {
         if (optional) return undefined;
         throw new Fault("LENGTH_OUT_OF_RANGE", "a payload is required here", p);

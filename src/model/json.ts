@@ -30,12 +30,19 @@ export type {
 
 /** What GET /api/v1/info answers, in the Hornet shape (`networkId` is the network NAME there, as iota.js expects). */
 export interface NodeInfoJson {
+  /** The node software's name. */
   name: string;
+  /** Its version. */
   version: string;
+  /** Whether the node is healthy (a recent milestone). */
   isHealthy: boolean;
+  /** The network's name. */
   networkId: string;
+  /** The Bech32 human-readable part of the network's addresses. */
   bech32HRP: string;
+  /** The minimum PoW score a message needs. */
   minPoWScore: number;
+  /** What the node offers beyond the core API. */
   features: string[];
 }
 
@@ -48,7 +55,12 @@ export function messageFromJson(json: unknown): Message {
  * messageFromJson, also giving the message's canonical bytes (what encodeMessage would return) from the same pass:
  * JSON to bytes, or to a message id, without encoding the message a second time.
  */
-export function messageFromJsonWithBytes(json: unknown): { message: Message; bytes: Uint8Array } {
+export function messageFromJsonWithBytes(json: unknown): {
+  /** The message. */
+  message: Message;
+  /** Its canonical bytes, as encodeMessage writes them. */
+  bytes: Uint8Array;
+} {
   const { value, bytes } = fromJsonWithBytes(jsonReaders.message, sizers.message, writers.message, json, "", MAX_MESSAGE_LENGTH);
   return { message: value as Message, bytes };
 }
@@ -85,7 +97,12 @@ export function partialMessageFromJson(json: unknown): PartialMessage {
  * partialMessageFromJson, also giving `bytes` when they are already the message's: when the JSON carries its networkId
  * and parents (a missing nonce is the 0 to mine either way), the bytes its check wrote, so a node need not encode again.
  */
-export function partialMessageFromJsonWithBytes(json: unknown): { partial: PartialMessage; bytes: Uint8Array | undefined } {
+export function partialMessageFromJsonWithBytes(json: unknown): {
+  /** The message as submitted, its missing fields absent. */
+  partial: PartialMessage;
+  /** Its canonical bytes when the JSON carried its network id and parents (a missing nonce is the 0 to mine), else undefined. */
+  bytes: Uint8Array | undefined;
+} {
   if (typeof json !== "object" || json === null || Array.isArray(json)) return { partial: messageFromJson(json), bytes: undefined }; // refused as a message is
   let given: { networkId: unknown; parentMessageIds: unknown; payload: unknown; nonce: unknown };
   try {

@@ -1,6 +1,6 @@
 // The leaf fields of the generated codec (codecs.generated.ts): one reader, sizer and writer per kind of field,
 // called with the schema's constants so that the engine inlines and specializes them. Integers are assembled from
-// bytes directly (no DataView call); every read checks the bytes left first. The interpreter has its own, on Reader.
+// bytes directly (no DataView call); every read checks the bytes left first. The interpreter has its own.
 import { Fault, type Reader, type Writer, scratch, scratchView } from "../bytes/cursor.js";
 import { MAX_U64 } from "../bytes/limits.js";
 
@@ -79,19 +79,36 @@ export function writeU32(w: Writer, v: unknown): void {
   w.pos = p + 4;
 }
 
+// The two u64 last read, most recent first: every message of a network carries the same networkId (a bigint is
+// immutable, so handing the same one out again is safe), and the nonce between two of them must not evict it.
+let recentLo = -1;
+let recentHi = -1;
+let recent = 0n;
+let olderLo = -1;
+let olderHi = -1;
+let older = 0n;
+
 export function readU64(r: Reader): bigint {
   const p = r.pos;
   if (r.end - p < 8) throw truncated(p, 8, r.end - p);
   const b = r.bytes;
   r.pos = p + 8;
-  scratch[0] = b[p]!;
-  scratch[1] = b[p + 1]!;
-  scratch[2] = b[p + 2]!;
-  scratch[3] = b[p + 3]!;
-  scratch[4] = b[p + 4]!;
-  scratch[5] = b[p + 5]!;
-  scratch[6] = b[p + 6]!;
-  scratch[7] = b[p + 7]!;
+  const lo = (b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24)) >>> 0;
+  const hi = (b[p + 4]! | (b[p + 5]! << 8) | (b[p + 6]! << 16) | (b[p + 7]! << 24)) >>> 0;
+  if (lo === recentLo && hi === recentHi) return recent;
+  const hit = lo === olderLo && hi === olderHi;
+  olderLo = recentLo;
+  olderHi = recentHi;
+  const value = hit ? older : u64Of(lo, hi);
+  older = recent;
+  recentLo = lo;
+  recentHi = hi;
+  return (recent = value);
+}
+
+function u64Of(lo: number, hi: number): bigint {
+  scratchView.setUint32(0, lo, true);
+  scratchView.setUint32(4, hi, true);
   return scratchView.getBigUint64(0, true);
 }
 

@@ -19,6 +19,7 @@ export function signMilestone(milestone: MilestonePayload, seed: Uint8Array): Ui
   return signEd25519(seed, milestoneEssenceHash(milestone));
 }
 
+/** The keys a verifier trusts for a milestone index, and how many of them must sign. */
 export interface MilestoneKeyRange {
   /** The keys the node trusts for this milestone index (TIP-8 "Applicable Public Keys"). */
   publicKeys: Uint8Array[];
@@ -26,10 +27,24 @@ export interface MilestoneKeyRange {
   threshold?: number | undefined;
 }
 
+/** What verifyMilestoneSignatures found: valid, or the first failure with its code, path and signature position. */
 export type MilestoneSignatureResult =
-  | { valid: true }
-  /** Codes: COUNT_OUT_OF_RANGE (signatures vs keys, or below the threshold), UNKNOWN_KEY, INVALID_SIGNATURE. */
-  | { valid: false; code: "COUNT_OUT_OF_RANGE" | "UNKNOWN_KEY" | "INVALID_SIGNATURE"; path: string; index: number; message: string };
+  | {
+      /** The signatures are valid. */
+      valid: true;
+    }
+  | {
+      /** The signatures are not valid. */
+      valid: false;
+      /** COUNT_OUT_OF_RANGE (signatures vs keys, or below the threshold), UNKNOWN_KEY, INVALID_SIGNATURE. */
+      code: "COUNT_OUT_OF_RANGE" | "UNKNOWN_KEY" | "INVALID_SIGNATURE";
+      /** The field concerned, relative to the milestone payload. */
+      path: string;
+      /** The position of the signature (or key) concerned. */
+      index: number;
+      /** What is wrong, in words. */
+      message: string;
+    };
 
 /**
  * Verifies a milestone's signatures against the keys the caller trusts (TIP-8): as many signatures as keys, at least

@@ -4,6 +4,7 @@
 //
 // Two engines run these descriptions: the build step (codegen/) writes specialized TypeScript from them into
 // codecs.generated.ts, and interpreter.ts runs them directly as the test oracle the generated code is checked against.
+import type { CoreErrorCode } from "../bytes/errors.js";
 import { MAX_U16, MAX_U32, MAX_U8 } from "../bytes/limits.js";
 
 export type Width = 1 | 2 | 4;
@@ -128,17 +129,35 @@ export interface ArrayView {
 
 export type CustomRule = (items: readonly never[], view: ArrayView) => void;
 
+/**
+ * How the arbitraries (src/arbitraries) satisfy a custom rule and break it, written next to the rule in rules.ts. The
+ * array's elements are a union; `arrange` is given as many elements of the variant tagged `variant` as the array
+ * holds, distinct in their serialized forms, and one random choice (a natural number) per element, and returns the
+ * elements the rule accepts.
+ */
+export interface CustomConstruction {
+  readonly variant: number;
+  arrange(distinct: readonly unknown[], choices: readonly number[]): unknown[];
+  /** Ways to break the rule: each turns a valid array of at least `atLeast` elements into one the decoder refuses with `code`. */
+  readonly breaks: readonly {
+    readonly name: string;
+    readonly code: CoreErrorCode;
+    readonly atLeast: number;
+    apply(valid: readonly unknown[], choice: number): unknown[];
+  }[];
+}
+
 export type ArrayRule =
   /** The elements' `field` numbers add up to at most `max` (VALUE_OUT_OF_RANGE at the element where the sum passes it). */
   | { readonly kind: "sumAtMost"; readonly field: string; readonly max: number; readonly message: string }
   /** No two elements agree on their serialized form up to the end of `through` (DUPLICATE at that field); needs sorted order. */
   | { readonly kind: "distinct"; readonly through: string; readonly message: string }
   /** A rule written in rules.ts, exported there under its function name (the generated code imports it by that name). */
-  | { readonly kind: "custom"; readonly check: CustomRule };
+  | { readonly kind: "custom"; readonly check: CustomRule; readonly construction: CustomConstruction | undefined };
 
 export const sumAtMost = (field: string, max: number, message: string): ArrayRule => ({ kind: "sumAtMost", field, max, message });
 export const distinct = (through: string, message: string): ArrayRule => ({ kind: "distinct", through, message });
-export const custom = <T>(check: (items: readonly T[], view: ArrayView) => void): ArrayRule => ({ kind: "custom", check: check as CustomRule });
+export const custom = <T>(check: (items: readonly T[], view: ArrayView) => void, construction?: CustomConstruction): ArrayRule => ({ kind: "custom", check: check as CustomRule, construction });
 
 // ---------------------------------------------------------------------------------------------------------------
 // Builders, so objects.ts reads like the table in PROTOCOL.md §2.

@@ -8,7 +8,8 @@ import { ed25519Address } from "../crypto/address.js";
 import { ed25519PublicKey, signEd25519, verifyEd25519 } from "../crypto/ed25519.js";
 import { sortInputs, sortOutputs, validatePayload } from "./codec.js";
 import { essenceHash } from "./ids.js";
-import type { IndexationPayload, Output, TransactionEssence, TransactionPayload, UnlockBlock, UtxoInput } from "./types.js";
+import { unlockBlocksFor } from "./rules.js";
+import type { IndexationPayload, Output, SignatureUnlockBlock, TransactionEssence, TransactionPayload, UnlockBlock, UtxoInput } from "./types.js";
 
 /** Something that holds an Ed25519 key and signs essence hashes with it: a seed in memory, a hardware wallet, a remote service. */
 export interface TransactionSigner {
@@ -20,7 +21,9 @@ export interface TransactionSigner {
 
 /** The same, for signers that answer asynchronously (hardware wallets, remote key services). */
 export interface AsyncTransactionSigner {
+  /** The 32-byte Ed25519 public key; BLAKE2b-256 of it is the address the input's output is locked to. */
   readonly publicKey: Uint8Array;
+  /** Signs the 32-byte essence hash and returns (or resolves to) the 64-byte signature. */
   sign(essenceHash: Uint8Array): Uint8Array | Promise<Uint8Array>;
 }
 
@@ -34,10 +37,26 @@ export interface AsyncTransactionSigner {
 export type InputToSign<S = TransactionSigner> = {
   /** 32 bytes, or 64 hex characters. */
   transactionId: Uint8Array | string;
+  /** The index of the output in that transaction. */
   transactionOutputIndex: number;
-} & ({ seed: Uint8Array } | { signer: S } | { publicKey: Uint8Array });
+} & (
+  | {
+      /** The 32-byte Ed25519 seed: the library signs. */
+      seed: Uint8Array;
+    }
+  | {
+      /** Signs for this input. */
+      signer: S;
+    }
+  | {
+      /** The 32-byte public key: the options' `sign` hook signs. */
+      publicKey: Uint8Array;
+    }
+);
 
+/** What buildTransactionPayload builds from: the inputs with their keys, the outputs, an optional indexation, a signing hook. */
 export interface BuildTransactionOptions<S = TransactionSigner, R = Uint8Array> {
+  /** The inputs in any order, each with the key that unlocks it; they are sorted canonically. */
   inputs: InputToSign<S>[];
   /** The outputs in any order; they are sorted canonically. */
   outputs: Output[];
@@ -137,13 +156,10 @@ function checkSignature(signature: unknown, publicKey: Uint8Array, hash: Uint8Ar
 }
 
 function assemble(prepared: Prepared, signatures: Uint8Array[]): TransactionPayload {
-  const firstUse = new Array<number>(signatures.length).fill(-1);
-  const unlockBlocks: UnlockBlock[] = prepared.signerOf.map((signer, i) => {
-    const first = firstUse[signer]!;
-    if (first >= 0) return { type: 1, reference: first };
-    firstUse[signer] = i;
-    return { type: 0, signature: { type: 0, publicKey: prepared.signers[signer]!.publicKey.slice(), signature: signatures[signer]! } };
-  });
+  const unlockBlocks: UnlockBlock[] = unlockBlocksFor(prepared.signerOf, (signer): SignatureUnlockBlock => ({
+    type: 0,
+    signature: { type: 0, publicKey: prepared.signers[signer]!.publicKey.slice(), signature: signatures[signer]! },
+  }));
   const payload: TransactionPayload = { type: 0, essence: prepared.essence, unlockBlocks };
   validatePayload(payload);
   return payload;
@@ -180,13 +196,20 @@ export async function buildTransactionPayloadAsync(options: BuildTransactionOpti
 
 /** Why a transaction's signatures fail; paths are relative to the transaction payload (prefix "payload." in a message). */
 export type SignatureCheckResult =
-  | { valid: true }
   | {
+      /** The signatures are valid. */
+      valid: true;
+    }
+  | {
+      /** The signatures are not valid. */
       valid: false;
+      /** The rule the transaction breaks. */
       code: "INPUT_NOT_FOUND" | "ADDRESS_MISMATCH" | "INVALID_SIGNATURE" | "INVALID_REFERENCE" | "INVALID_KEY" | "DUPLICATE" | "COUNT_OUT_OF_RANGE";
+      /** The field concerned, relative to the transaction payload. */
       path: string;
       /** The input (and unlock block) position concerned. */
       index: number;
+      /** What is wrong, in words. */
       message: string;
     };
 
@@ -195,7 +218,7 @@ function fail(code: Extract<SignatureCheckResult, { valid: false }>["code"], pat
 }
 
 /**
- * The signature part of semantic validation (PROTOCOL.md §3). `addressOf(input, index)` returns the 32-byte Ed25519
+ * The signature part of semantic validation (`PROTOCOL.md` §3). `addressOf(input, index)` returns the 32-byte Ed25519
  * address of the output the input consumes, or undefined when there is no such (unspent) output. Checks, in order:
  * one unlock block per input; each input's output is known; a signature unlock's BLAKE2b-256(publicKey) equals that
  * address, and no address has two signature blocks (later inputs of one address must reference); a reference points

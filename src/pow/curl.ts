@@ -4,10 +4,12 @@ import { ProtocolError } from "../bytes/errors.js";
 
 /** Curl's state: 3 × 243 trits; the hash is the first 243. */
 export const CURL_STATE_TRITS = 729;
+/** Trits in a Curl hash, and in the input absorbed per transform. */
 export const CURL_HASH_TRITS = 243;
+/** Rounds of Curl-P-81's transform. */
 export const CURL_ROUNDS = 81;
 
-/** new = TT[a + 4b + 5] (PROTOCOL.md §5). */
+/** new = TT[a + 4b + 5] (`PROTOCOL.md` §5). */
 const TRUTH_TABLE = Int8Array.of(1, 0, -1, 2, 1, -1, 0, 2, -1, 1, 0);
 
 /** Curl-P-81 of up to 243 trits absorbed once into a zero state (shorter input is zero-padded): the 243 hash trits. */

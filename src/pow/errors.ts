@@ -1,6 +1,7 @@
 // The codes the proof-of-work layer raises, registered into the library's ErrorCode union (bytes/errors.ts).
 // Adding a code: one line here.
 
+/** The codes the proof-of-work layer raises (POW_* and UNSUPPORTED), part of ErrorCode. */
 export type PowErrorCode =
   | "POW_QUEUE_FULL" // the miner's queue of waiting jobs is full
   | "POW_MINER_CLOSED" // the miner was closed before or while the job ran

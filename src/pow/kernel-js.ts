@@ -13,6 +13,7 @@ export interface JsKernel {
   search(target: number, first: bigint, last: bigint): bigint;
 }
 
+/** The PoW search in plain JavaScript (32 nonces per transform, bitsliced): what the miner runs where WebAssembly is refused. */
 export function createJsKernel(): JsKernel {
   const STATE = 729;
   const LANES = 32;

@@ -7,6 +7,7 @@ import { PORTABLE_KERNEL, SIMD_KERNEL } from "./kernel-wasm.generated.js";
 import { CURL_HASH_TRITS } from "./curl.js";
 import { MAX_TRAILING_ZEROS, POW_DIGEST_LENGTH, toNonce } from "./score.js";
 
+/** The WASM kernel's builds: `simd` (WebAssembly SIMD, 128 nonces per transform) or `portable` (64). */
 export type KernelFlavor = "simd" | "portable";
 
 /** The kernel's memory map (assembly/pow-kernel.mjs repeats it): where the host writes and reads. */
@@ -49,6 +50,7 @@ export function simdSupported(): boolean {
   return simd;
 }
 
+/** `simd` where the engine has WebAssembly SIMD, else `portable`. */
 export function defaultFlavor(): KernelFlavor {
   return simdSupported() ? "simd" : "portable";
 }
@@ -84,8 +86,11 @@ export function kernelModule(flavor: KernelFlavor = defaultFlavor()): WebAssembl
 
 /** One instance: its memory (two pages, fixed) is allocated here, once. Not thread-safe; each worker holds its own. */
 export class Kernel {
+  /** The build this instance runs. */
   readonly flavor: KernelFlavor;
+  /** Nonces tried per transform. */
   readonly lanes: number;
+  /** The instance's WebAssembly exports (its memory and search function). */
   readonly exports: KernelExports;
   private readonly bytes: Uint8Array;
   private readonly view: DataView;

@@ -11,12 +11,15 @@ import { createJsKernel } from "./kernel-js.js";
 import { MAX_TRAILING_ZEROS, POW_DIGEST_LENGTH, powDigest, referenceTrailingZeros, targetZeros, toNonce } from "./score.js";
 import { WORKER_SOURCE } from "./worker-source.js";
 
+/** What a running job reports to `onProgress`. */
 export interface MineProgress {
   /** Nonces tried so far in this job, over all workers. */
   hashes: number;
+  /** Milliseconds since the job started. */
   elapsedMs: number;
 }
 
+/** One mining job: the score to reach, where to start, how to stop it and hear from it. */
 export interface MineOptions {
   /** The network's minimum PoW score (4000 on mainnet). */
   minScore: number;
@@ -31,6 +34,7 @@ export interface MineOptions {
 /** The kernel a pool runs: a WASM build, or the JavaScript fallback. */
 export type MinerKernel = KernelFlavor | "js";
 
+/** A worker pool: how many workers, how many jobs may wait, which kernel, and (browsers) the worker's URL. */
 export interface MinerOptions {
   /** Worker threads (default: the available parallelism). */
   workers?: number;
@@ -46,6 +50,7 @@ export interface MinerOptions {
   workerUrl?: string | URL;
 }
 
+/** A snapshot of a pool's state, from `Miner.stats()`. */
 export interface MinerStats {
   /** Live workers. */
   workers: number;
@@ -55,11 +60,13 @@ export interface MinerStats {
   queued: number;
   /** Nonces tried since the pool started. */
   hashes: number;
+  /** The live workers' thread ids. */
   threadIds: number[];
   /** The kernel the workers run ("js" once any worker had to fall back to JavaScript). */
   kernel: MinerKernel;
 }
 
+/** A persistent pool of PoW workers (createMiner): jobs queue and each spreads over every worker. */
 export interface Miner {
   /** The nonce (as the u64 to write in the last 8 bytes) for a message whose last 8 bytes are its nonce field. */
   mine(messageBytes: Uint8Array, options: MineOptions): Promise<bigint>;
@@ -67,8 +74,11 @@ export interface Miner {
   mineDigest(digest: Uint8Array, targetZeros: number, options?: Omit<MineOptions, "minScore">): Promise<bigint>;
   /** Rejects waiting and running jobs (POW_MINER_CLOSED) and stops every worker; resolves when all have exited. */
   close(): Promise<void>;
+  /** A job is running (or its workers are still stopping). */
   readonly busy: boolean;
+  /** Jobs waiting behind the running one. */
   readonly queueLength: number;
+  /** The pool's state now. */
   stats(): MinerStats;
 }
 
