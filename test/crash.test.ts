@@ -171,11 +171,19 @@ async function verifyStore(store: NodeStore, submitted: readonly Submission[]): 
       const parent = toHex(s.message.parents[0]!);
       expect((await store.children(parent, 100_000)).includes(s.id)).toBe(has);
       if (s.message.payload?.type === 2) expect((await store.findByIndex(s.message.payload.index, 1000)).includes(s.id)).toBe(has);
+      // The ledger moves at confirmation: a stored spend is confirmed (its input spent by it, its outputs booked) or
+      // still pending (its input claimed by it, its outputs pending ones).
       if (s.spends !== undefined && has) {
-        expect((await store.output(s.spends.outputId))?.spent?.messageId).toBe(s.id);
-        for (const o of s.created!) expect((await store.output(o))?.messageId).toBe(s.id);
+        const [spent, claim] = [(await store.output(s.spends.outputId))?.spent?.messageId, (await store.claim(s.spends.outputId))?.messageId];
+        expect(spent ?? claim, `the spend of ${s.spends.outputId} by ${s.id}`).toBe(s.id);
+        for (const o of s.created!) expect((await store.output(o))?.messageId ?? (await store.pendingOutput(o))?.messageId).toBe(s.id);
       }
-      if (s.spends !== undefined && !has) for (const o of s.created!) expect(await store.output(o)).toBeUndefined();
+      if (s.spends !== undefined && !has) {
+        for (const o of s.created!) {
+          expect(await store.output(o)).toBeUndefined();
+          expect(await store.pendingOutput(o)).toBeUndefined();
+        }
+      }
     }
   } finally {
     await store.close();

@@ -3,6 +3,7 @@
 // value or the same error (code, path, byte offset and message). 10,000 cases each.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { malformedMessageBytes } from "../src/arbitraries/index.js";
 import { ProtocolError } from "../src/bytes/errors.js";
 import { MAX_MESSAGE_LENGTH } from "../src/bytes/limits.js";
 import { type CodecTables, decodeWith, encodeWith, fromJsonWith, toJsonWith, validateWith } from "../src/model/engine.js";
@@ -77,6 +78,19 @@ describe("binary: the generated decoder agrees with the interpreter", () => {
     );
     expect(seen.accepted).toBeGreaterThan(RUNS / 10);
     expect(seen.refused).toBeGreaterThan(RUNS / 10);
+  });
+
+  it("on malformed messages breaking one rule each (chrysalis-core/arbitraries): both refuse, with that rule's code", () => {
+    fc.assert(
+      fc.property(malformedMessageBytes(), ({ bytes, rule }) => {
+        const before = refused;
+        agree((c) => decodeWith(c.readers.message, bytes));
+        expect(refused, rule.name).toBe(before + 1);
+        // The message's own length bounds are decodeMessage's (codec.ts), not the schema's.
+        if (!rule.name.startsWith("Message:length")) expect(outcome(() => decodeWith(generated.readers.message, bytes)), rule.name).toMatchObject({ code: rule.code });
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it("on random bytes, for every object decoded on its own", () => {

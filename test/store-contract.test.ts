@@ -4,9 +4,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ProtocolError } from "../src/bytes/errors.js";
 import { TOTAL_SUPPLY } from "../src/bytes/limits.js";
-import { MemoryStore, STORE_SCHEMA_VERSION, ZERO_MESSAGE_ID, type LedgerSnapshot, type MilestoneApplication, type NodeStore, type PruneStep, type StoreOpenOptions } from "../src/node/index.js";
+import { MemoryStore, PENDING_CLAIM_MILESTONES, STORE_SCHEMA_VERSION, ZERO_MESSAGE_ID, type LedgerSnapshot, type MilestoneApplication, type NodeStore, type PruneStep, type StoreOpenOptions } from "../src/node/index.js";
 import { GENESIS_OUTPUT,
   NETWORK,
+  acceptance,
+  emptyMilestone,
+  issue,
+  milestoneApplication,
+  parentsOf,
   dag,
   hexOf,
   milestoneMessage,
@@ -50,6 +55,11 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
     for (const step of cleanup.splice(0).reverse()) await step();
   });
 
+  /** Every check of verify() passes but the last: the unspent outputs sum to the tests' 100 Mi genesis, not the supply. */
+  async function consistentButSmall(store: NodeStore): Promise<void> {
+    expect(await store.verify()).toMatch(new RegExp(`^(ledger: )?the unspent outputs sum to ${100 * MI}, not the total supply`));
+  }
+
   /** Fresh storage with one store on it, opened (with `open` options, by default a genesis of 100 Mi to `owner`). */
   async function fresh(open: Partial<StoreOpenOptions> = {}, options: EngineOptions = {}): Promise<{ store: NodeStore; storage: Storage; owner: ReturnType<typeof wallet> }> {
     const storage = await engine.storage();
@@ -74,7 +84,7 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         expect(genesis?.output).toEqual(single(owner, 100 * MI));
         expect(await store.addressBalance(owner.address)).toEqual({ balance: 100 * MI, dustAllowance: 0, dustOutputs: 0 });
         expect(await store.addressOutputs(owner.address, { max: 10 })).toEqual([GENESIS_OUTPUT]);
-        expect(await store.tips(8)).toEqual([ZERO_MESSAGE_ID]);
+        expect(await store.unreferenced(8)).toEqual([]);
       });
 
       it("a store made without genesis keeps no ledger", async () => {
@@ -138,7 +148,7 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
       });
     });
 
-    describe("messages: stored with their metadata, children, index and tip entries", () => {
+    describe("messages: stored with their metadata, children, index and unreferenced entries", () => {
       it("a stored message reads back byte for byte, decoded, with its metadata", async () => {
         const { store } = await fresh();
         const a = indexation([ZERO_MESSAGE_ID], "hello", "world");
@@ -186,7 +196,7 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         expect(await store.accept({ ...a, arrivalTime: 1 })).toEqual({ stored: false });
         expect((await store.metadata(a.id))?.arrivalTime).toBe(a.arrivalTime);
         expect(await store.children(ZERO_MESSAGE_ID, 10)).toEqual([a.id]);
-        expect(await store.tips(8)).toEqual([b.id]);
+        expect(await store.unreferenced(10)).toEqual([a.id, b.id]);
       });
 
       it("children: the messages naming a parent, oldest first, at most max", async () => {
@@ -220,200 +230,184 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         expect(await store.findByIndex(utf8.encode("nothing"), 10)).toEqual([]);
       });
 
-      it("tips: a stored message becomes a tip and its parents stop being tips", async () => {
+      it("unreferenced: every stored message until a milestone references it, oldest first, the newest max of them", async () => {
         const { store } = await fresh();
         const a = indexation([ZERO_MESSAGE_ID], "a");
-        await store.accept(a);
-        expect(await store.tips(8)).toEqual([a.id]);
         const b = indexation([a.id], "b");
-        const c = indexation([a.id], "c");
-        await store.accept(b);
-        await store.accept(c);
-        expect(sorted(await store.tips(8))).toEqual(sorted([b.id, c.id]));
-        const d = indexation([b.id, c.id], "d");
-        await store.accept(d);
-        expect(await store.tips(8)).toEqual([d.id]);
-      });
-
-      it("tips: a message whose child is already stored never becomes a tip", async () => {
-        const { store } = await fresh();
-        const parent = indexation([ZERO_MESSAGE_ID], "parent");
-        const child = indexation([parent.id], "child arrives first");
+        const c = indexation([ZERO_MESSAGE_ID], "c");
+        for (const m of [a, b, c]) await store.accept(m);
+        expect(await store.unreferenced(10)).toEqual([a.id, b.id, c.id]);
+        expect(await store.unreferenced(2)).toEqual([b.id, c.id]);
+        expect(await store.unreferenced(0)).toEqual([]);
+        const ms = indexation([b.id], "milestone 1");
+        await issue(store, { index: 1, timestamp: 1_700_000_001, message: ms, referenced: [a, b].map((m) => ({ messageId: m.id, ledgerInclusionState: "noTransaction" as const })) });
+        expect(await store.unreferenced(10)).toEqual([c.id]);
+        // A message whose child came first is unreferenced all the same.
+        const parent = indexation([ZERO_MESSAGE_ID], "parent after its child");
+        const child = indexation([parent.id], "child before its parent");
         await store.accept(child);
         await store.accept(parent);
-        expect(await store.tips(8)).toEqual([child.id]);
+        expect(await store.unreferenced(10)).toEqual([c.id, child.id, parent.id]);
       });
 
-      it("tips: the set is bounded, the oldest dropped; tips(max) gives at most max distinct tips", async () => {
-        const { store } = await fresh({}, { maxTips: 5 });
-        const ids = [];
-        for (let i = 0; i < 10; i++) {
-          const m = indexation([ZERO_MESSAGE_ID], `bounded ${i}`);
-          await store.accept(m);
-          ids.push(m.id);
-        }
-        expect(sorted(await store.tips(100))).toEqual(sorted(ids.slice(5)));
-        for (let round = 0; round < 5; round++) {
-          const picked = await store.tips(3);
-          expect(picked).toHaveLength(3);
-          expect(new Set(picked).size).toBe(3);
-          for (const t of picked) expect(ids.slice(5)).toContain(t);
-        }
-      });
-
-      it.each([2, 3, 8, 1000])("a DAG of 300 messages, some children before their parents, at most %i tips: tips, children and index the same as the memory engine's", async (maxTips) => {
-        const messages = dag(300, maxTips);
-        const reference = new MemoryStore({ maxTips });
+      it("a DAG of 300 messages, some children before their parents: children, index and unreferenced the same as the memory engine's", async () => {
+        const messages = dag(300, 8);
+        const reference = new MemoryStore();
         await reference.open({ network: NETWORK });
-        const { store } = await fresh({}, { maxTips });
+        const { store } = await fresh();
         for (const m of messages) {
           expect((await reference.accept(m)).stored).toBe(true);
           expect((await store.accept(m)).stored).toBe(true);
         }
-        expect(sorted(await store.tips(10_000))).toEqual(sorted(await reference.tips(10_000)));
         // Children oldest first, as the contract has them, all of them or the first two.
         for (const m of [...messages, { id: ZERO_MESSAGE_ID }]) {
           for (const max of [1000, 2]) expect(await store.children(m.id, max), `${m.id} (at most ${max})`).toEqual(await reference.children(m.id, max));
         }
         for (let i = 0; i < 5; i++) {
-          const index = utf8.encode(`dag ${maxTips} ${i}`);
+          const index = utf8.encode(`dag 8 ${i}`);
           for (const max of [1000, 3]) expect(await store.findByIndex(index, max), `index ${i} (at most ${max})`).toEqual(await reference.findByIndex(index, max));
         }
-      });
-
-      it("tips: in a full set, a message that approves tips takes their room, and no tip is dropped while room is left", async () => {
-        const { store } = await fresh({}, { maxTips: 5 });
-        const ids: string[] = [];
-        for (let i = 0; i < 5; i++) {
-          const m = indexation([ZERO_MESSAGE_ID], `full ${i}`);
-          await store.accept(m);
-          ids.push(m.id);
-        }
-        expect(sorted(await store.tips(100))).toEqual(sorted(ids));
-        // Two tips approved, one added: four left, the oldest kept.
-        const b = indexation(sorted(ids.slice(3)), "approves two");
-        await store.accept(b);
-        expect(sorted(await store.tips(100))).toEqual(sorted([...ids.slice(0, 3), b.id]));
-        // A message whose child came first adds no tip, and drops none.
-        const parent = indexation([ZERO_MESSAGE_ID], "parent after its child");
-        const child = indexation([parent.id], "child before its parent");
-        await store.accept(child);
-        await store.accept(parent);
-        expect(sorted(await store.tips(100))).toEqual(sorted([...ids.slice(0, 3), b.id, child.id]));
-        // Full again: the next new tip drops the oldest.
-        const c = indexation([ZERO_MESSAGE_ID], "one more");
-        await store.accept(c);
-        expect(sorted(await store.tips(100))).toEqual(sorted([...ids.slice(1, 3), b.id, child.id, c.id]));
+        for (const max of [1000, 7]) expect(await store.unreferenced(max)).toEqual(await reference.unreferenced(max));
       });
     });
 
-    describe("the UTXO ledger: a transaction's mutation lands with its message", () => {
-      it("spends the inputs, creates the outputs, moves the balances and the address lookups", async () => {
+    describe("claims: a submitted transaction holds the outputs it spends, the ledger moves only at confirmation", () => {
+      it("accepting a transaction stores it with its claim and moves no output, balance or address list", async () => {
         const { store, owner } = await fresh();
         const to = wallet();
         const tx = spend(owner, [GENESIS_OUTPUT], [single(to, 30 * MI), single(owner, 70 * MI)]);
         expect(await store.accept(tx.acceptance)).toEqual({ stored: true });
-        expect((await store.output(GENESIS_OUTPUT))?.spent).toEqual({ transactionId: tx.transactionId, messageId: tx.acceptance.id });
-        for (const [i, id] of tx.created.entries()) {
-          const record = await store.output(id.toUpperCase());
-          expect(record).toEqual({ outputId: id, transactionId: tx.transactionId, outputIndex: i, messageId: tx.acceptance.id, output: tx.payload.essence.outputs[i] });
-        }
-        expect(await store.addressBalance(owner.address)).toEqual({ balance: 70 * MI, dustAllowance: 0, dustOutputs: 0 });
-        expect(await store.addressBalance(to.address)).toEqual({ balance: 30 * MI, dustAllowance: 0, dustOutputs: 0 });
-        const ownerOutput = tx.created[tx.payload.essence.outputs.findIndex((o) => o.amount === 70 * MI)]!;
-        const toOutput = tx.created[tx.payload.essence.outputs.findIndex((o) => o.amount === 30 * MI)]!;
-        expect(await store.addressOutputs(owner.address, { max: 10 })).toEqual([ownerOutput]);
-        expect(await store.addressOutputs(owner.address, { max: 10, includeSpent: true })).toEqual([ownerOutput, GENESIS_OUTPUT]);
-        expect(await store.addressOutputs(owner.address, { max: 1, includeSpent: true })).toEqual([ownerOutput]);
-        expect(await store.addressOutputs(to.address, { max: 10 })).toEqual([toOutput]);
-        expect(await store.addressOutputs(to.address, { max: 10, type: 1 })).toEqual([]);
-        expect(await store.addressOutputs(to.address, { max: 10, type: 0 })).toEqual([toOutput]);
+        expect(await store.claim(GENESIS_OUTPUT.toUpperCase())).toEqual({ transactionId: tx.transactionId, messageId: tx.acceptance.id, index: 0 });
+        expect((await store.output(GENESIS_OUTPUT))?.spent).toBeUndefined();
+        for (const id of tx.created) expect(await store.output(id)).toBeUndefined();
+        expect(await store.addressBalance(owner.address)).toEqual({ balance: 100 * MI, dustAllowance: 0, dustOutputs: 0 });
+        expect(await store.addressBalance(to.address)).toEqual({ balance: 0, dustAllowance: 0, dustOutputs: 0 });
+        expect(await store.addressOutputs(owner.address, { max: 10, includeSpent: true })).toEqual([GENESIS_OUTPUT]);
+        expect(await store.addressOutputs(to.address, { max: 10, includeSpent: true })).toEqual([]);
+        await consistentButSmall(store);
       });
 
-      it("unspent outputs of an address come oldest first", async () => {
-        const { store, owner } = await fresh();
-        const to = wallet();
-        const first = spend(owner, [GENESIS_OUTPUT], [single(to, 10 * MI), single(owner, 90 * MI)]);
-        await store.accept(first.acceptance);
-        const rest = first.created[first.payload.essence.outputs.findIndex((o) => o.amount === 90 * MI)]!;
-        const second = spend(owner, [rest], [single(to, 20 * MI), single(owner, 70 * MI)]);
-        await store.accept(second.acceptance);
-        const ofTo = (s: typeof first, amount: number): string => s.created[s.payload.essence.outputs.findIndex((o) => o.amount === amount)]!;
-        expect(await store.addressOutputs(to.address, { max: 10 })).toEqual([ofTo(first, 10 * MI), ofTo(second, 20 * MI)]);
-      });
-
-      it("an input unknown to the ledger is refused (INPUT_NOT_FOUND naming the input) and nothing is written", async () => {
+      it("an input neither the confirmed ledger nor a pending transaction holds is refused (INPUT_NOT_FOUND naming the input), and nothing is written", async () => {
         const { store, owner } = await fresh();
         const tx = spend(owner, ["ab".repeat(32) + "0000"], [single(owner, 100 * MI)]);
         const error = await refusal(store.accept(tx.acceptance));
         expect(error.code).toBe("INPUT_NOT_FOUND");
         expect(error.path).toBe("payload.essence.inputs[0]");
         expect(await store.has(tx.acceptance.id)).toBe(false);
+        expect(await store.pendingOutput(tx.created[0]!)).toBeUndefined();
       });
 
-      it("a spent input is refused (INPUT_SPENT), and the refused write leaves nothing: message, children, index, tips, outputs, balances", async () => {
+      it("a pending transaction's outputs are pending outputs: a chained spend claims one, a second spend of it is refused, and confirmation books them and drops them", async () => {
+        const { store, owner } = await fresh();
+        const to = wallet();
+        const first = spend(owner, [GENESIS_OUTPUT], [single(to, 60 * MI), single(owner, 40 * MI)]);
+        await store.accept(first.acceptance);
+        const toOutput = first.created[first.payload.essence.outputs.findIndex((o) => o.amount === 60 * MI)]!;
+        expect(await store.pendingOutput(toOutput.toUpperCase())).toEqual({ outputId: toOutput, transactionId: first.transactionId, messageId: first.acceptance.id, output: single(to, 60 * MI), index: 0 });
+        expect(await store.output(toOutput)).toBeUndefined();
+        const chained = spend(to, [toOutput], [single(wallet(), 60 * MI)], [first.acceptance.id]);
+        expect(await store.accept(chained.acceptance)).toEqual({ stored: true });
+        expect((await store.claim(toOutput))?.transactionId).toBe(chained.transactionId);
+        const again = spend(to, [toOutput], [single(to, 60 * MI)], [first.acceptance.id]);
+        expect((await refusal(store.accept(again.acceptance))).code).toBe("INPUT_SPENT");
+        // Confirmed in walk order: both included; the pending outputs become the ledger's and go.
+        await issue(store, {
+          index: 1,
+          timestamp: 1_700_000_001,
+          message: indexation([chained.acceptance.id], "milestone 1"),
+          referenced: [first, chained].map((s) => ({ messageId: s.acceptance.id, ledgerInclusionState: "included" as const })),
+          included: [first, chained],
+        });
+        for (const id of [...first.created, ...chained.created]) expect(await store.pendingOutput(id)).toBeUndefined();
+        expect(await store.output(toOutput)).toMatchObject({ milestoneIndexBooked: 1, spent: { transactionId: chained.transactionId, milestoneIndex: 1 } });
+        expect(await store.claim(toOutput)).toBeUndefined();
+        await consistentButSmall(store);
+      });
+
+      it("a conflicting transaction's pending outputs are discarded: a chained spend of them is refused from then on", async () => {
+        const { store, owner } = await fresh();
+        const loser = spend(owner, [GENESIS_OUTPUT], [single(owner, 100 * MI)]);
+        await store.accept(loser.acceptance);
+        expect(await store.pendingOutput(loser.created[0]!)).toBeDefined();
+        const ms = indexation([loser.acceptance.id], "milestone 1");
+        await issue(store, { index: 1, timestamp: 1_700_000_001, message: ms, referenced: [{ messageId: loser.acceptance.id, ledgerInclusionState: "conflicting", conflictReason: 6 }], released: [{ outputId: GENESIS_OUTPUT, transactionId: loser.transactionId }], discarded: loser.created });
+        expect(await store.pendingOutput(loser.created[0]!)).toBeUndefined();
+        expect((await refusal(store.accept(spend(owner, [loser.created[0]!], [single(owner, 100 * MI)], [ms.id]).acceptance))).code).toBe("INPUT_NOT_FOUND");
+        await consistentButSmall(store);
+      });
+
+      it("an input another pending transaction holds is refused (INPUT_SPENT), and the refused write leaves nothing: message, children, index, unreferenced, claim", async () => {
         const { store, owner } = await fresh();
         const first = spend(owner, [GENESIS_OUTPUT], [single(owner, 100 * MI)]);
         await store.accept(first.acceptance);
         const parent = indexation([first.acceptance.id], "parent");
         await store.accept(parent);
-        const tipsBefore = sorted(await store.tips(100));
         const thief = wallet();
         const again = spend(owner, [GENESIS_OUTPUT], [single(thief, 100 * MI)], [parent.id], "refused");
         const error = await refusal(store.accept(again.acceptance));
         expect(error.code).toBe("INPUT_SPENT");
         expect(error.path).toBe("payload.essence.inputs[0]");
+        expect(error.message).toContain(first.transactionId);
         expect(await store.has(again.acceptance.id)).toBe(false);
         expect(await store.metadata(again.acceptance.id)).toBeUndefined();
         expect(await store.children(parent.id, 10)).toEqual([]);
         expect(await store.findByIndex(utf8.encode("refused"), 10)).toEqual([]);
-        expect(sorted(await store.tips(100))).toEqual(tipsBefore);
-        expect(await store.output(again.created[0]!)).toBeUndefined();
-        expect(await store.addressBalance(thief.address)).toEqual({ balance: 0, dustAllowance: 0, dustOutputs: 0 });
-        expect(await store.addressOutputs(thief.address, { max: 10, includeSpent: true })).toEqual([]);
-        expect((await store.output(GENESIS_OUTPUT))?.spent?.transactionId).toBe(first.transactionId);
+        expect(await store.unreferenced(10)).toEqual([first.acceptance.id, parent.id]);
+        expect((await store.claim(GENESIS_OUTPUT))?.transactionId).toBe(first.transactionId);
       });
 
-      /**
-       * Gives `dusty` a dust allowance of 1 Mi (room for 10 dust outputs) and `count` dust outputs, one transaction
-       * each (an address appears once per output type in a transaction), plus `extra` outputs in the first one.
-       * Returns `owner`'s remaining output and the extra outputs' ids.
-       */
-      async function fillDust(store: NodeStore, owner: Wallet, dusty: Wallet, count: number, extra: Output[] = []): Promise<{ rest: string; extra: string[] }> {
-        const extraSum = extra.reduce((s, o) => s + o.amount, 0);
-        let left = 100 * MI - MI - 100_000 - extraSum;
-        const funded = spend(owner, [GENESIS_OUTPUT], [dustAllowance(dusty, MI), single(dusty, 100_000), single(owner, left), ...extra]);
-        expect(await store.accept(funded.acceptance)).toEqual({ stored: true });
-        const find = (s: typeof funded, o: Output): string => s.created[s.payload.essence.outputs.findIndex((x) => x.amount === o.amount && x.type === o.type)]!;
-        let rest = find(funded, single(owner, left));
-        for (let i = 1; i < count; i++) {
-          const next = spend(owner, [rest], [single(dusty, 100_000 + i), single(owner, left - 100_000 - i)]);
-          expect(await store.accept(next.acceptance)).toEqual({ stored: true });
-          left -= 100_000 + i;
-          rest = find(next, single(owner, left));
-        }
-        return { rest, extra: extra.map((o) => find(funded, o)) };
-      }
-
-      it("the dust rule: a dust output needs a dust allowance, which sets how many (DUST_RULE), and nothing is written", async () => {
+      it("the same transaction in a new message (a reattachment) is accepted, pending or confirmed", async () => {
         const { store, owner } = await fresh();
-        const dusty = wallet();
-        const refused = spend(owner, [GENESIS_OUTPUT], [single(dusty, 500_000), single(owner, 100 * MI - 500_000)]);
-        const error = await refusal(store.accept(refused.acceptance));
-        expect(error.code).toBe("DUST_RULE");
-        expect(error.path).toBe(`payload.essence.outputs[${refused.payload.essence.outputs.findIndex((o) => o.amount === 500_000)}]`);
-        expect(await store.has(refused.acceptance.id)).toBe(false);
-        // An allowance of 1 Mi permits 10 dust outputs.
-        const { rest } = await fillDust(store, owner, dusty, 10);
-        const dustSum = Array.from({ length: 10 }, (_, i) => 100_000 + i).reduce((a, b) => a + b, 0);
-        expect(await store.addressBalance(dusty.address)).toEqual({ balance: MI + dustSum, dustAllowance: MI, dustOutputs: 10 });
-        const left = 100 * MI - MI - dustSum;
-        const eleventh = spend(owner, [rest], [single(dusty, 100_000), single(owner, left - 100_000)]);
-        expect((await refusal(store.accept(eleventh.acceptance))).code).toBe("DUST_RULE");
-        expect(await store.has(eleventh.acceptance.id)).toBe(false);
-        expect(await store.addressBalance(dusty.address)).toEqual({ balance: MI + dustSum, dustAllowance: MI, dustOutputs: 10 });
-        expect(await store.addressOutputs(dusty.address, { max: 20, type: 1 })).toHaveLength(1);
-        expect(await store.addressOutputs(dusty.address, { max: 20, type: 0 })).toHaveLength(10);
+        const first = spend(owner, [GENESIS_OUTPUT], [single(owner, 100 * MI)]);
+        await store.accept(first.acceptance);
+        const reattached = acceptance({ ...first.acceptance.message, parents: parentsOf([first.acceptance.id]) }, { claim: first.acceptance.claim });
+        expect(await store.accept(reattached)).toEqual({ stored: true });
+        // The claim follows the newest message carrying the transaction, and lapses from there.
+        expect(await store.claim(GENESIS_OUTPUT)).toEqual({ transactionId: first.transactionId, messageId: reattached.id, index: 0 });
+        await issue(store, {
+          index: 1,
+          timestamp: 1_700_000_001,
+          message: indexation([reattached.id], "milestone 1"),
+          referenced: [
+            { messageId: first.acceptance.id, ledgerInclusionState: "included" },
+            { messageId: reattached.id, ledgerInclusionState: "conflicting", conflictReason: 2 },
+          ],
+          included: [first],
+        });
+        const late = acceptance({ ...first.acceptance.message, parents: parentsOf([ZERO_MESSAGE_ID, reattached.id]) }, { claim: first.acceptance.claim });
+        expect(await store.accept(late)).toEqual({ stored: true });
+        expect(await store.claim(GENESIS_OUTPUT)).toBeUndefined();
+        await consistentButSmall(store);
+      });
+
+      it("a message without a claim (a peer's) is stored whatever the claims and the ledger say", async () => {
+        const { store, owner } = await fresh();
+        const first = spend(owner, [GENESIS_OUTPUT], [single(owner, 100 * MI)]);
+        await store.accept(first.acceptance);
+        const rival = spend(owner, [GENESIS_OUTPUT], [single(wallet(), 100 * MI)]);
+        const unknown = spend(owner, ["ef".repeat(32) + "0000"], [single(owner, 100 * MI)]);
+        for (const s of [rival, unknown]) expect(await store.accept({ ...s.acceptance, claim: undefined })).toEqual({ stored: true });
+        expect((await store.claim(GENESIS_OUTPUT))?.transactionId).toBe(first.transactionId);
+        expect(await store.claim(unknown.consumed[0]!)).toBeUndefined();
+      });
+
+      it(`a claim and a pending output lapse ${PENDING_CLAIM_MILESTONES} milestones after they were made, and then another transaction may claim the output`, async () => {
+        const { store, owner } = await fresh();
+        const first = spend(owner, [GENESIS_OUTPUT], [single(owner, 100 * MI)]);
+        await store.accept(first.acceptance);
+        let parent = first.acceptance.id;
+        const next = (): Spend => spend(owner, [GENESIS_OUTPUT], [single(wallet(), 100 * MI)], [parent]);
+        for (let index = 1; index <= PENDING_CLAIM_MILESTONES; index++) {
+          if (index === PENDING_CLAIM_MILESTONES) expect((await refusal(store.accept(next().acceptance))).code).toBe("INPUT_SPENT");
+          const ms = indexation([parent], `milestone ${index}`);
+          expect(await store.accept({ ...ms, milestone: emptyMilestone(ms, index, 1_700_000_000 + index) })).toEqual({ stored: true });
+          parent = ms.id;
+        }
+        const second = next();
+        expect(await store.accept(second.acceptance)).toEqual({ stored: true });
+        expect(await store.claim(GENESIS_OUTPUT)).toEqual({ transactionId: second.transactionId, messageId: second.acceptance.id, index: PENDING_CLAIM_MILESTONES });
+        // The first one's pending output lapsed with it: a chained spend of it is refused.
+        expect((await refusal(store.accept(spend(owner, [first.created[0]!], [single(owner, 100 * MI)], [parent]).acceptance))).code).toBe("INPUT_NOT_FOUND");
       });
 
       it("of transactions spending one output at the same instant, exactly one is accepted", async () => {
@@ -428,68 +422,146 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
           expect(r.status).toBe("rejected");
           expect(((r as PromiseRejectedResult).reason as ProtocolError).code).toBe("INPUT_SPENT");
           expect(await store.has(txs[i]!.acceptance.id)).toBe(false);
-          expect(await store.output(txs[i]!.created[0]!)).toBeUndefined();
-          expect((await store.addressBalance(takers[i]!.address)).balance).toBe(0);
         }
-        const winner = won[0]!;
-        expect((await store.output(GENESIS_OUTPUT))?.spent?.transactionId).toBe(txs[winner]!.transactionId);
-        expect((await store.addressBalance(takers[winner]!.address)).balance).toBe(100 * MI);
-        expect((await store.addressBalance(owner.address)).balance).toBe(0);
-      });
-
-      it("of two transactions that would each fill an address's last dust slot at the same instant, exactly one is accepted", async () => {
-        const { store, owner } = await fresh();
-        const dusty = wallet();
-        const second = wallet();
-        const { rest, extra } = await fillDust(store, owner, dusty, 9, [single(second, 10 * MI)]);
-        const left = 100 * MI - MI - 10 * MI - Array.from({ length: 9 }, (_, i) => 100_000 + i).reduce((a, b) => a + b, 0);
-        const one = spend(owner, [rest], [single(dusty, 200_000), single(owner, left - 200_000)]);
-        const two = spend(second, [extra[0]!], [single(dusty, 300_000), single(second, 10 * MI - 300_000)]);
-        const results = await Promise.allSettled([store.accept(one.acceptance), store.accept(two.acceptance)]);
-        expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-        const rejected = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
-        expect((rejected.reason as ProtocolError).code).toBe("DUST_RULE");
-        expect((await store.addressBalance(dusty.address)).dustOutputs).toBe(10);
+        expect((await store.claim(GENESIS_OUTPUT))?.transactionId).toBe(txs[won[0]!]!.transactionId);
       });
     });
 
-    describe("milestones: stored and confirmed in the same write as the coordinator's message", () => {
-      async function confirmedOnce(): Promise<{ store: NodeStore; tx: ReturnType<typeof spend>; milestone: MilestoneApplication; conflicting: string; ms: ReturnType<typeof indexation> }> {
+    describe("confirmation: a milestone's walk lands in one write, and only there does the ledger move", () => {
+      async function confirmedOnce(): Promise<{ store: NodeStore; owner: Wallet; to: Wallet; tx: Spend; rival: Spend; milestone: MilestoneApplication; note: string; ms: ReturnType<typeof indexation> }> {
         const { store, owner } = await fresh();
-        const tx = spend(owner, [GENESIS_OUTPUT], [single(wallet(), 60 * MI), single(owner, 40 * MI)]);
+        const to = wallet();
+        const tx = spend(owner, [GENESIS_OUTPUT], [single(to, 60 * MI), single(owner, 40 * MI)]);
         await store.accept(tx.acceptance);
-        const other = indexation([ZERO_MESSAGE_ID], "conflicting one");
-        await store.accept(other);
-        const ms = indexation([tx.acceptance.id, other.id], "milestone 1");
-        const milestone: MilestoneApplication = {
+        // A double spend from a peer (no claim), and an API one whose claim the milestone releases.
+        const rival = spend(owner, [GENESIS_OUTPUT], [single(wallet(), 100 * MI)], [tx.acceptance.id]);
+        await store.accept({ ...rival.acceptance, claim: undefined });
+        const note = indexation([ZERO_MESSAGE_ID], "no transaction");
+        await store.accept(note);
+        const ms = indexation([rival.acceptance.id, note.id], "milestone 1");
+        const milestone = await issue(store, {
           index: 1,
-          messageId: ms.id,
           timestamp: 1_700_000_000,
+          message: ms,
           referenced: [
             { messageId: tx.acceptance.id, ledgerInclusionState: "included" },
-            { messageId: other.id, ledgerInclusionState: "conflicting", conflictReason: 2 },
-            { messageId: ms.id, ledgerInclusionState: "noTransaction" },
+            { messageId: rival.acceptance.id, ledgerInclusionState: "conflicting", conflictReason: 2 },
+            { messageId: note.id, ledgerInclusionState: "noTransaction" },
           ],
-          createdOutputs: tx.created,
-          consumedOutputs: [GENESIS_OUTPUT],
-        };
-        expect(await store.accept({ ...ms, milestone })).toEqual({ stored: true });
-        return { store, tx, milestone, conflicting: other.id, ms };
+          included: [tx],
+        });
+        return { store, owner, to, tx, rival, milestone, note: note.id, ms };
       }
 
-      it("the milestone, its UTXO changes and the metadata, outputs and spends it confirms", async () => {
-        const { store, tx, milestone, conflicting, ms } = await confirmedOnce();
+      it("the milestone, its UTXO changes and the metadata it confirms; the outputs, spends, balances and address lists it books; the claims it settles", async () => {
+        const { store, owner, to, tx, rival, milestone, note, ms } = await confirmedOnce();
         expect(await store.milestone(1)).toEqual({ index: 1, messageId: ms.id, timestamp: 1_700_000_000 });
         expect(await store.latestMilestone()).toEqual({ index: 1, messageId: ms.id, timestamp: 1_700_000_000 });
         expect(await store.milestone(2)).toBeUndefined();
-        expect(await store.utxoChanges(1)).toEqual({ index: 1, createdOutputs: milestone.createdOutputs, consumedOutputs: [GENESIS_OUTPUT] });
+        expect(await store.utxoChanges(1)).toEqual({ index: 1, createdOutputs: milestone.created.map((o) => o.outputId), consumedOutputs: [GENESIS_OUTPUT] });
         expect(await store.utxoChanges(2)).toBeUndefined();
         expect(await store.metadata(tx.acceptance.id)).toMatchObject({ referencedByMilestoneIndex: 1, ledgerInclusionState: "included" });
         expect((await store.metadata(tx.acceptance.id))?.milestoneIndex).toBeUndefined();
-        expect(await store.metadata(conflicting)).toMatchObject({ referencedByMilestoneIndex: 1, ledgerInclusionState: "conflicting", conflictReason: 2 });
+        expect(await store.metadata(rival.acceptance.id)).toMatchObject({ referencedByMilestoneIndex: 1, ledgerInclusionState: "conflicting", conflictReason: 2 });
+        expect(await store.metadata(note)).toMatchObject({ referencedByMilestoneIndex: 1, ledgerInclusionState: "noTransaction" });
         expect(await store.metadata(ms.id)).toMatchObject({ referencedByMilestoneIndex: 1, milestoneIndex: 1, ledgerInclusionState: "noTransaction" });
-        for (const id of tx.created) expect((await store.output(id))?.milestoneIndexBooked).toBe(1);
+        for (const [i, id] of tx.created.entries()) {
+          expect(await store.output(id.toUpperCase())).toEqual({ outputId: id, transactionId: tx.transactionId, outputIndex: i, messageId: tx.acceptance.id, output: tx.payload.essence.outputs[i], milestoneIndexBooked: 1 });
+        }
         expect((await store.output(GENESIS_OUTPUT))?.spent).toEqual({ transactionId: tx.transactionId, messageId: tx.acceptance.id, milestoneIndex: 1 });
+        expect(await store.claim(GENESIS_OUTPUT)).toBeUndefined();
+        expect(await store.addressBalance(owner.address)).toEqual({ balance: 40 * MI, dustAllowance: 0, dustOutputs: 0 });
+        expect(await store.addressBalance(to.address)).toEqual({ balance: 60 * MI, dustAllowance: 0, dustOutputs: 0 });
+        const ownerOutput = tx.created[tx.payload.essence.outputs.findIndex((o) => o.amount === 40 * MI)]!;
+        const toOutput = tx.created[tx.payload.essence.outputs.findIndex((o) => o.amount === 60 * MI)]!;
+        expect(await store.addressOutputs(owner.address, { max: 10 })).toEqual([ownerOutput]);
+        expect(await store.addressOutputs(owner.address, { max: 10, includeSpent: true })).toEqual([ownerOutput, GENESIS_OUTPUT]);
+        expect(await store.addressOutputs(owner.address, { max: 1, includeSpent: true })).toEqual([ownerOutput]);
+        expect(await store.addressOutputs(to.address, { max: 10 })).toEqual([toOutput]);
+        expect(await store.addressOutputs(to.address, { max: 10, type: 1 })).toEqual([]);
+        expect(await store.addressOutputs(to.address, { max: 10, type: 0 })).toEqual([toOutput]);
+        expect(await store.unreferenced(10)).toEqual([]);
+        await consistentButSmall(store);
+      });
+
+      it("a conflicting transaction's claim is released; then another transaction may claim its output", async () => {
+        const { store, owner } = await fresh();
+        const loser = spend(owner, [GENESIS_OUTPUT], [single(wallet(), 100 * MI)]);
+        await store.accept(loser.acceptance);
+        const ms = indexation([loser.acceptance.id], "milestone 1");
+        await issue(store, {
+          index: 1,
+          timestamp: 1_700_000_001,
+          message: ms,
+          referenced: [{ messageId: loser.acceptance.id, ledgerInclusionState: "conflicting", conflictReason: 6 }],
+          released: [{ outputId: GENESIS_OUTPUT, transactionId: loser.transactionId }, { outputId: GENESIS_OUTPUT.replace(/^0/, "1"), transactionId: loser.transactionId }],
+        });
+        expect(await store.claim(GENESIS_OUTPUT)).toBeUndefined();
+        expect((await store.output(GENESIS_OUTPUT))?.spent).toBeUndefined();
+        const next = spend(owner, [GENESIS_OUTPUT], [single(owner, 100 * MI)], [ms.id]);
+        expect(await store.accept(next.acceptance)).toEqual({ stored: true });
+        // A release names the transaction: another transaction's claim on the output stays.
+        const ms2 = indexation([next.acceptance.id], "milestone 2");
+        await issue(store, { index: 2, timestamp: 1_700_000_002, message: ms2, referenced: [], released: [{ outputId: GENESIS_OUTPUT, transactionId: loser.transactionId }] });
+        expect((await store.claim(GENESIS_OUTPUT))?.transactionId).toBe(next.transactionId);
+      });
+
+      it("unspent outputs of an address come oldest first, across milestones; an output created and spent by one milestone is booked and spent by it", async () => {
+        const { store, owner } = await fresh();
+        const to = wallet();
+        const first = spend(owner, [GENESIS_OUTPUT], [single(to, 10 * MI), single(owner, 90 * MI)]);
+        await store.accept(first.acceptance);
+        const rest = first.created[first.payload.essence.outputs.findIndex((o) => o.amount === 90 * MI)]!;
+        const second = spend(owner, [rest], [single(to, 20 * MI), single(owner, 70 * MI)], [first.acceptance.id]);
+        await store.accept({ ...second.acceptance, claim: undefined });
+        await issue(store, {
+          index: 1,
+          timestamp: 1_700_000_001,
+          message: indexation([second.acceptance.id], "milestone 1"),
+          referenced: [first, second].map((s) => ({ messageId: s.acceptance.id, ledgerInclusionState: "included" as const })),
+          included: [first, second],
+        });
+        const ofTo = (s: Spend, amount: number): string => s.created[s.payload.essence.outputs.findIndex((o) => o.amount === amount)]!;
+        expect(await store.addressOutputs(to.address, { max: 10 })).toEqual([ofTo(first, 10 * MI), ofTo(second, 20 * MI)]);
+        expect(await store.output(rest)).toMatchObject({ milestoneIndexBooked: 1, spent: { transactionId: second.transactionId, messageId: second.acceptance.id, milestoneIndex: 1 } });
+        expect(await store.addressBalance(owner.address)).toEqual({ balance: 70 * MI, dustAllowance: 0, dustOutputs: 0 });
+        expect(await store.addressBalance(to.address)).toEqual({ balance: 30 * MI, dustAllowance: 0, dustOutputs: 0 });
+        expect(await store.utxoChanges(1)).toEqual({ index: 1, createdOutputs: [...first.created, ...second.created], consumedOutputs: [GENESIS_OUTPUT, rest] });
+        await consistentButSmall(store);
+      });
+
+      it("a chain of spends of the whole supply inside one milestone leaves every balance exact (no sum past 2^53)", async () => {
+        const owner = wallet();
+        const { store } = await fresh({ genesis: genesisOf(owner, TOTAL_SUPPLY) });
+        // Each spends the one before's output, from peers (the API claims confirmed outputs only), paying an iota to another
+        // wallet: 20 × the supply moves through the owner's address inside milestone 1.
+        const chain: Spend[] = [];
+        let input = GENESIS_OUTPUT;
+        let left = TOTAL_SUPPLY;
+        let parent = ZERO_MESSAGE_ID;
+        for (let i = 0; i < 20; i++) {
+          const s = spend(owner, [input], [single(owner, left - 1), single(wallet(), 1)], [parent]);
+          expect(await store.accept({ ...s.acceptance, claim: undefined })).toEqual({ stored: true });
+          chain.push(s);
+          left -= 1;
+          input = s.created[s.payload.essence.outputs.findIndex((o) => o.amount === left)]!;
+          parent = s.acceptance.id;
+        }
+        await issue(store, { index: 1, timestamp: 1_700_000_001, message: indexation([parent], "milestone 1"), referenced: chain.map((s) => ({ messageId: s.acceptance.id, ledgerInclusionState: "included" as const })), included: chain });
+        expect(await store.addressBalance(owner.address)).toEqual({ balance: TOTAL_SUPPLY - 20, dustAllowance: 0, dustOutputs: 0 });
+        expect(await store.addressOutputs(owner.address, { max: 10 })).toEqual([input]);
+        expect(await store.verify()).toBeUndefined();
+      });
+
+      it("the balances count dust outputs and dust allowances", async () => {
+        const { store, owner } = await fresh();
+        const dusty = wallet();
+        const funded = spend(owner, [GENESIS_OUTPUT], [dustAllowance(dusty, MI), single(dusty, 100_000), single(owner, 100 * MI - MI - 100_000)]);
+        await store.accept(funded.acceptance);
+        await issue(store, { index: 1, timestamp: 1_700_000_001, message: indexation([funded.acceptance.id], "milestone 1"), referenced: [{ messageId: funded.acceptance.id, ledgerInclusionState: "included" }], included: [funded] });
+        expect(await store.addressBalance(dusty.address)).toEqual({ balance: MI + 100_000, dustAllowance: MI, dustOutputs: 1 });
+        expect(await store.addressOutputs(dusty.address, { max: 20, type: 1 })).toHaveLength(1);
+        expect(await store.addressOutputs(dusty.address, { max: 20, type: 0 })).toHaveLength(1);
       });
 
       it("metadataWithLatest reads what metadata and latestMilestone read, in the order asked, before and after a milestone", async () => {
@@ -505,7 +577,7 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         expect(read.metadata[1]).toMatchObject({ solid: true, arrivalTime: first.arrivalTime });
         expect(read.latest).toBeUndefined();
         const ms = indexation([first.id], "milestone 1");
-        await store.accept({ ...ms, milestone: { index: 1, messageId: ms.id, timestamp: 1_700_000_000, referenced: [{ messageId: first.id, ledgerInclusionState: "noTransaction" }, { messageId: ms.id, ledgerInclusionState: "noTransaction" }], createdOutputs: [], consumedOutputs: [] } });
+        await issue(store, { index: 1, timestamp: 1_700_000_000, message: ms, referenced: [{ messageId: first.id, ledgerInclusionState: "noTransaction" }] });
         for (const after of [[ms.id, first.id, unknown], [], [ZERO_MESSAGE_ID]]) expect(await metadataWithLatest(store, after)).toEqual(await separate(after));
         // Asked together (an engine may answer them in one read): each gets its own list's answer.
         const lists = [[ms.id], [], [unknown, first.id], [first.id, first.id, ms.id], [ZERO_MESSAGE_ID, unknown], ...Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? [first.id] : [ms.id, unknown, first.id]))];
@@ -520,24 +592,61 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         const { store, ms } = await confirmedOnce();
         for (const index of [1, 3]) {
           const m = indexation([ms.id], `milestone ${index} again`);
-          const error = await refusal(store.accept({ ...m, milestone: { index, messageId: m.id, timestamp: 1, referenced: [{ messageId: m.id, ledgerInclusionState: "noTransaction" }], createdOutputs: [], consumedOutputs: [] } }));
+          const error = await refusal(store.accept({ ...m, milestone: emptyMilestone(m, index, 1) }));
           expect(error.code).toBe("MILESTONE_CONFLICT");
           expect(await store.has(m.id)).toBe(false);
         }
         expect((await store.latestMilestone())?.index).toBe(1);
       });
 
+      it("a milestone that spends an output the ledger does not hold unspent is refused (STORE_CORRUPT) and nothing is written", async () => {
+        const { store, owner, tx, ms } = await confirmedOnce();
+        const again = spend(owner, [GENESIS_OUTPUT], [single(owner, 100 * MI)], [ms.id]);
+        await store.accept({ ...again.acceptance, claim: undefined });
+        const m = indexation([again.acceptance.id], "milestone 2 spends a spent output");
+        const milestone: MilestoneApplication = {
+          ...emptyMilestone(m, 2, 2),
+          referenced: [{ messageId: again.acceptance.id, ledgerInclusionState: "included" }, { messageId: m.id, ledgerInclusionState: "noTransaction" }],
+          consumed: [{ outputId: GENESIS_OUTPUT, output: single(owner, 100 * MI), transactionId: again.transactionId, messageId: again.acceptance.id }],
+          created: [{ outputId: again.created[0]!, transactionId: again.transactionId, outputIndex: 0, messageId: again.acceptance.id, output: single(owner, 100 * MI) }],
+        };
+        expect((await refusal(store.accept({ ...m, milestone }))).code).toBe("STORE_CORRUPT");
+        expect(await store.has(m.id)).toBe(false);
+        expect(await store.output(again.created[0]!)).toBeUndefined();
+        expect((await store.output(GENESIS_OUTPUT))?.spent?.transactionId).toBe(tx.transactionId);
+        expect((await store.latestMilestone())?.index).toBe(1);
+        await consistentButSmall(store);
+      });
+
       it("of two milestones with the next index written at the same instant, exactly one lands", async () => {
         const { store, ms } = await confirmedOnce();
         const candidates = ["a", "b"].map((tag) => indexation([ms.id], `milestone 2 ${tag}`));
-        const results = await Promise.allSettled(
-          candidates.map((m) => store.accept({ ...m, milestone: { index: 2, messageId: m.id, timestamp: 2, referenced: [{ messageId: m.id, ledgerInclusionState: "noTransaction" }], createdOutputs: [], consumedOutputs: [] } })),
-        );
+        const results = await Promise.allSettled(candidates.map((m) => store.accept({ ...m, milestone: emptyMilestone(m, 2, 2) })));
         expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
         expect(((results.find((r) => r.status === "rejected") as PromiseRejectedResult).reason as ProtocolError).code).toBe("MILESTONE_CONFLICT");
         const latest = await store.latestMilestone();
         expect(latest?.index).toBe(2);
         expect(candidates.map((c) => c.id)).toContain(latest?.messageId);
+      });
+
+      it("confirmMilestone confirms a milestone whose message is stored already (a follower's), once: the next index only, of two at once exactly one", async () => {
+        const { store, owner } = await fresh();
+        const tx = spend(owner, [GENESIS_OUTPUT], [single(owner, 100 * MI)]);
+        await store.accept({ ...tx.acceptance, claim: undefined });
+        const ms = indexation([tx.acceptance.id], "milestone 1 from a peer");
+        expect(await store.accept(ms)).toEqual({ stored: true });
+        const application = await milestoneApplication(store, { index: 1, timestamp: 1_700_000_001, message: ms, referenced: [{ messageId: tx.acceptance.id, ledgerInclusionState: "included" }], included: [tx] });
+        expect((await refusal(store.confirmMilestone({ ...application, index: 2 }))).code).toBe("MILESTONE_CONFLICT");
+        const results = await Promise.allSettled([store.confirmMilestone(application), store.confirmMilestone(application)]);
+        expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+        expect(((results.find((r) => r.status === "rejected") as PromiseRejectedResult).reason as ProtocolError).code).toBe("MILESTONE_CONFLICT");
+        expect(await store.latestMilestone()).toEqual({ index: 1, messageId: ms.id, timestamp: 1_700_000_001 });
+        expect(await store.metadata(ms.id)).toMatchObject({ referencedByMilestoneIndex: 1, milestoneIndex: 1, ledgerInclusionState: "noTransaction" });
+        expect(await store.metadata(tx.acceptance.id)).toMatchObject({ referencedByMilestoneIndex: 1, ledgerInclusionState: "included" });
+        expect((await store.output(tx.created[0]!))?.milestoneIndexBooked).toBe(1);
+        expect(await store.addressBalance(owner.address)).toEqual({ balance: 100 * MI, dustAllowance: 0, dustOutputs: 0 });
+        expect(await store.unreferenced(10)).toEqual([]);
+        await consistentButSmall(store);
       });
     });
 
@@ -635,10 +744,10 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         readonly storage: Storage;
         readonly owner: Wallet;
         readonly rounds: Round[];
-        /** A transaction after the last milestone: unreferenced, its outputs not booked, its input spent but not confirmed. */
+        /** A transaction after the last milestone: unreferenced, its outputs not created, its input claimed. */
         readonly pending: Spend;
         readonly pendingRecipient: Wallet;
-        /** The owner's unspent output (made by `pending`). */
+        /** The owner's unspent output (made by the last round; `pending` claims it). */
         readonly rest: string;
       }
 
@@ -671,19 +780,16 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
           }
           const timestamp = 1_700_000_000 + index;
           const ms = milestoneMessage([note.id, tx.acceptance.id], index, timestamp, KEYS);
-          const milestone: MilestoneApplication = {
+          await issue(store, {
             index,
-            messageId: ms.id,
             timestamp,
+            message: ms,
             referenced: [
               { messageId: note.id, ledgerInclusionState: "noTransaction" },
               { messageId: tx.acceptance.id, ledgerInclusionState: "included" },
-              { messageId: ms.id, ledgerInclusionState: "noTransaction" },
             ],
-            createdOutputs: tx.created,
-            consumedOutputs: [rest],
-          };
-          expect(await store.accept({ ...ms, milestone })).toEqual({ stored: true });
+            included: [tx],
+          });
           left -= MI;
           const made = outputOf(tx, left);
           rounds.push({ index, timestamp, messages: [note.id, tx.acceptance.id, ...(orphan !== undefined ? [orphan] : []), ms.id], milestone: ms.id, orphan, tx, consumed: rest, rest: made, recipient });
@@ -693,7 +799,7 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         const pendingRecipient = wallet();
         const pending = spend(owner, [rest], [single(pendingRecipient, MI), single(owner, left - MI)], [parent], "ageing");
         expect(await store.accept(pending.acceptance)).toEqual({ stored: true });
-        return { store, storage, owner, rounds, pending, pendingRecipient, rest: outputOf(pending, left - MI) };
+        return { store, storage, owner, rounds, pending, pendingRecipient, rest };
       }
 
       /** prune(target, batch) until it says done; every step returned. */
@@ -727,8 +833,7 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         const issue = async (on: NodeStore, index: number): Promise<ReturnType<typeof record>> => {
           const timestamp = 1_700_000_000 + index;
           const ms = milestoneMessage([parent], index, timestamp, KEYS);
-          const milestone: MilestoneApplication = { index, messageId: ms.id, timestamp, referenced: [{ messageId: ms.id, ledgerInclusionState: "noTransaction" }], createdOutputs: [], consumedOutputs: [] };
-          expect(await on.accept({ ...ms, milestone })).toEqual({ stored: true });
+          expect(await on.accept({ ...ms, milestone: emptyMilestone(ms, index, timestamp) })).toEqual({ stored: true });
           parent = ms.id;
           return record(index, ms.id, timestamp);
         };
@@ -745,7 +850,7 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         expect(await other.latestMilestone()).toEqual(eighth);
         // A milestone that is not the next one is refused by the write, whatever either instance read before.
         const stale = milestoneMessage([parent], 8, 1_700_000_100, KEYS);
-        const refused = await refusal(other.accept({ ...stale, milestone: { index: 8, messageId: stale.id, timestamp: 1_700_000_100, referenced: [], createdOutputs: [], consumedOutputs: [] } }));
+        const refused = await refusal(other.accept({ ...stale, milestone: emptyMilestone(stale, 8, 1_700_000_100) }));
         expect(refused.code).toBe("MILESTONE_CONFLICT");
         if (engine.persistent) {
           await store.close();
@@ -764,7 +869,7 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         expect(await store.pruningIndex()).toBe(0);
       });
 
-      it("the messages of milestones at or below the pruning index go with their metadata, children, index and tip entries; recent ones stay byte for byte", async () => {
+      it("the messages of milestones at or below the pruning index go with their metadata, children, index and unreferenced entries; recent ones stay byte for byte", async () => {
         const { store, rounds, pending } = await chain(6, 2);
         const pruned = rounds.slice(0, 3).flatMap((r) => r.messages);
         const kept = [...rounds.slice(3).flatMap((r) => r.messages), pending.acceptance.id];
@@ -772,7 +877,7 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         for (const id of kept) before.set(id, await seen(store, id));
         const indexBefore = await store.findByIndex(utf8.encode("ageing"), 1000);
         const milestonesBefore = await Promise.all([4, 5, 6].map(async (i) => [await store.milestone(i), await store.utxoChanges(i)]));
-        expect(sorted(await store.tips(100))).toEqual(sorted([rounds[1]!.orphan!, pending.acceptance.id]));
+        expect(await store.unreferenced(100)).toEqual([rounds[1]!.orphan!, pending.acceptance.id]);
 
         const steps = await pruneTo(store, 3);
         expect(steps.at(-1)).toMatchObject({ pruningIndex: 3, done: true });
@@ -788,7 +893,7 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         // As a child too: the zero id's children were all in milestone 1's cone.
         expect(await store.children(ZERO_MESSAGE_ID, 100)).toEqual([]);
         expect(await store.findByIndex(utf8.encode("ageing"), 1000)).toEqual(indexBefore.filter((id) => kept.includes(id)));
-        expect(sorted(await store.tips(100))).toEqual([pending.acceptance.id]);
+        expect(await store.unreferenced(100)).toEqual([pending.acceptance.id]);
         for (const i of [1, 2, 3]) {
           expect(await store.milestone(i)).toBeUndefined();
           expect(await store.utxoChanges(i)).toBeUndefined();
@@ -802,7 +907,7 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
       it("the ledger is never pruned: unspent outputs, balances and address outputs stay exact, and a spent output of a pruned milestone is refused (INPUT_NOT_FOUND)", async () => {
         const { store, owner, rounds, pending, pendingRecipient, rest } = await chain(6);
         const wallets = [owner, pendingRecipient, ...rounds.map((r) => r.recipient)];
-        const unspent = [...pending.created, ...rounds.map((r) => outputOf(r.tx, MI))];
+        const unspent = [rest, ...rounds.map((r) => outputOf(r.tx, MI))];
         const ledger = async (): Promise<unknown> => ({
           outputs: await Promise.all(unspent.map((id) => store.output(id))),
           balances: await Promise.all(wallets.map((w) => store.addressBalance(w.address))),
@@ -814,6 +919,7 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
 
         // Spent and confirmed by milestones 1–3: gone, and refused as unknown.
         for (const r of rounds.slice(0, 3)) expect(await store.output(r.consumed)).toBeUndefined();
+        expect((await store.claim(rest))?.transactionId).toBe(pending.transactionId);
         const again = spend(owner, [GENESIS_OUTPUT], [single(owner, TOTAL_SUPPLY)], [pending.acceptance.id]);
         const refused = await refusal(store.accept(again.acceptance));
         expect(refused.code).toBe("INPUT_NOT_FOUND");
@@ -824,6 +930,29 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         const withSpent = await store.addressOutputs(owner.address, { max: 100, includeSpent: true });
         for (const r of rounds.slice(0, 3)) expect(withSpent).not.toContain(r.consumed);
         for (const r of rounds.slice(3)) expect(withSpent).toContain(r.consumed);
+        expect(await store.verify()).toBeUndefined();
+      });
+
+      it("pruning deletes the claims and pending outputs made at or below the milestones it prunes (lapsed for good), and none made later", async () => {
+        const { store, rounds } = await chain(3);
+        const early = spend(rounds[0]!.recipient, [outputOf(rounds[0]!.tx, MI)], [single(wallet(), MI)], [rounds[2]!.milestone]);
+        expect(await store.accept(early.acceptance)).toEqual({ stored: true });
+        let parent = rounds[2]!.milestone;
+        for (let index = 4; index <= 30; index++) {
+          const ms = milestoneMessage([parent], index, 1_700_000_000 + index, KEYS);
+          expect(await store.accept({ ...ms, milestone: emptyMilestone(ms, index, 1_700_000_000 + index) })).toEqual({ stored: true });
+          parent = ms.id;
+        }
+        const late = spend(rounds[1]!.recipient, [outputOf(rounds[1]!.tx, MI)], [single(wallet(), MI)], [parent]);
+        expect(await store.accept(late.acceptance)).toEqual({ stored: true });
+        expect(await store.claim(early.consumed[0]!)).toMatchObject({ index: 3 });
+        const steps = await pruneTo(store, 10, 1);
+        expect(steps.at(-1)).toMatchObject({ pruningIndex: 10, done: true });
+        expect(steps.reduce((n, s) => n + (s.entries ?? 0), 0)).toBeGreaterThanOrEqual(2);
+        expect(await store.claim(early.consumed[0]!)).toBeUndefined();
+        expect(await store.pendingOutput(early.created[0]!)).toBeUndefined();
+        expect(await store.claim(late.consumed[0]!)).toMatchObject({ transactionId: late.transactionId, index: 30 });
+        expect(await store.pendingOutput(late.created[0]!)).toMatchObject({ transactionId: late.transactionId });
         expect(await store.verify()).toBeUndefined();
       });
 
@@ -911,28 +1040,31 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         const normal = (s: LedgerSnapshot): LedgerSnapshot => ({ ...s, entryPoints: [...s.entryPoints].sort((a, b) => (a.messageId < b.messageId ? -1 : 1)) });
 
         it("a snapshot holds the network, the latest milestone, its signers, the entry points and every unspent output in id order", async () => {
-          const { store, rounds, pending, rest } = await chain(4);
+          const { store, rounds, rest } = await chain(4);
           const snapshot = normal(await store.readSnapshot());
           const latest = rounds[3]!;
           expect(snapshot.network).toBe(NETWORK);
           expect(snapshot.ledger).toBe(true);
           expect(snapshot.milestone).toEqual({ index: 4, messageId: latest.milestone, timestamp: latest.timestamp });
           expect(snapshot.coordinatorPublicKeys).toEqual(KEYS_HEX);
-          // The latest milestone's message, and the one tip (pending, not referenced yet: the latest index).
-          expect(snapshot.entryPoints).toEqual(sorted([latest.milestone, pending.acceptance.id]).map((messageId) => ({ messageId, index: 4 })));
-          const unspent = sorted([...pending.created, ...rounds.map((r) => outputOf(r.tx, MI))]);
+          // Every message the last 15 milestones referenced (here all four), with the index that referenced it; the
+          // pending transaction is not one: it is not referenced yet.
+          // The zero id the store began with is within reach too.
+          const expected = [{ messageId: ZERO_MESSAGE_ID, index: 0 }, ...rounds.flatMap((r) => r.messages.map((messageId) => ({ messageId, index: r.index })))];
+          expect(snapshot.entryPoints).toEqual(normal({ ...snapshot, entryPoints: expected }).entryPoints);
+          const unspent = sorted([rest, ...rounds.map((r) => outputOf(r.tx, MI))]);
           expect(snapshot.outputs.map((o) => o.outputId)).toEqual(unspent);
           for (const o of snapshot.outputs) {
             const record = (await store.output(o.outputId))!;
-            expect(o).toEqual({ outputId: record.outputId, messageId: record.messageId, output: record.output, ...(record.milestoneIndexBooked !== undefined ? { milestoneIndexBooked: record.milestoneIndexBooked } : {}) });
+            expect(o).toEqual({ outputId: record.outputId, messageId: record.messageId, output: record.output, milestoneIndexBooked: record.milestoneIndexBooked });
           }
-          // Booked where confirmed, not booked where only accepted.
+          // Booked by the milestone that confirmed it.
           expect(snapshot.outputs.find((o) => o.outputId === outputOf(rounds[1]!.tx, MI))?.milestoneIndexBooked).toBe(2);
-          expect(snapshot.outputs.find((o) => o.outputId === rest)?.milestoneIndexBooked).toBeUndefined();
+          expect(snapshot.outputs.find((o) => o.outputId === rest)?.milestoneIndexBooked).toBe(4);
           expect(snapshot.outputs.reduce((n, o) => n + o.output.amount, 0)).toBe(TOTAL_SUPPLY);
         });
 
-        it("a new store made from it has the same outputs, balances, latest milestone, entry points (as tips), coordinator keys, and the pruning index below the milestone", async () => {
+        it("a new store made from it has the same outputs, balances, latest milestone, entry points, coordinator keys, and the pruning index below the milestone", async () => {
           const { store, owner, rounds, pending, pendingRecipient, rest } = await chain(4);
           const snapshot = await store.readSnapshot();
           const { store: copy, storage } = await empty();
@@ -949,7 +1081,7 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
           expect(await copy.latestMilestone()).toEqual(await store.latestMilestone());
           expect(await copy.milestone(4)).toEqual(await store.milestone(4));
           expect(await copy.pruningIndex()).toBe(3);
-          expect(sorted(await copy.tips(100))).toEqual(sorted(snapshot.entryPoints.map((e) => e.messageId)));
+          expect(await copy.unreferenced(100)).toEqual([]);
           for (const e of snapshot.entryPoints) expect(copy.entryPoints.get(e.messageId)).toBe(e.index);
           expect(await copy.has(pending.acceptance.id)).toBe(false);
           // Read again, it gives the same snapshot: the keys persisted, the entry points kept their indexes.
@@ -957,15 +1089,24 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
           expect(await copy.verify()).toBeUndefined();
 
           // It goes on: messages under its entry points, the coordinator at the next index, the ledger as it was.
-          const next = indexation([pending.acceptance.id, rounds[3]!.milestone], "after the snapshot");
+          const next = indexation([rounds[2]!.messages[0]!, rounds[3]!.milestone], "after the snapshot");
           expect(await copy.accept(next)).toEqual({ stored: true });
-          const ms = milestoneMessage([next.id], 5, 1_700_000_005, KEYS);
-          const five: MilestoneApplication = { index: 5, messageId: ms.id, timestamp: 1_700_000_005, referenced: [{ messageId: next.id, ledgerInclusionState: "noTransaction" }, { messageId: ms.id, ledgerInclusionState: "noTransaction" }], createdOutputs: [], consumedOutputs: [] };
-          expect(await copy.accept({ ...ms, milestone: five })).toEqual({ stored: true });
-          expect((await copy.latestMilestone())?.index).toBe(5);
-          const onward = spend(owner, [rest], [single(wallet(), TOTAL_SUPPLY - 5 * MI)], [ms.id]);
+          const onward = spend(owner, [rest], [single(wallet(), TOTAL_SUPPLY - 4 * MI)], [next.id]);
           expect(await copy.accept(onward.acceptance)).toEqual({ stored: true });
-          expect((await refusal(copy.accept(spend(owner, [rest], [single(owner, TOTAL_SUPPLY - 5 * MI)], [ms.id]).acceptance))).code).toBe("INPUT_SPENT");
+          expect((await refusal(copy.accept(spend(owner, [rest], [single(owner, TOTAL_SUPPLY - 4 * MI)], [next.id]).acceptance))).code).toBe("INPUT_SPENT");
+          const ms = milestoneMessage([onward.acceptance.id], 5, 1_700_000_005, KEYS);
+          await issue(copy, {
+            index: 5,
+            timestamp: 1_700_000_005,
+            message: ms,
+            referenced: [
+              { messageId: next.id, ledgerInclusionState: "noTransaction" },
+              { messageId: onward.acceptance.id, ledgerInclusionState: "included" },
+            ],
+            included: [onward],
+          });
+          expect((await copy.latestMilestone())?.index).toBe(5);
+          expect((await refusal(copy.accept(spend(owner, [rest], [single(owner, TOTAL_SUPPLY - 4 * MI)], [ms.id]).acceptance))).code).toBe("INPUT_SPENT");
           expect((await refusal(copy.accept(spend(owner, [GENESIS_OUTPUT], [single(owner, TOTAL_SUPPLY)], [ms.id]).acceptance))).code).toBe("INPUT_NOT_FOUND");
           // The snapshot's milestone prunes like any other (it has no message here).
           expect((await pruneTo(copy, 4)).at(-1)).toMatchObject({ pruningIndex: 4, done: true });
@@ -983,6 +1124,7 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
           expect(await again.open({ network: NETWORK, snapshot })).toEqual({ created: false, ledger: true, coordinatorPublicKeys: KEYS_HEX });
           expect((await again.latestMilestone())?.index).toBe(5);
           expect((await again.output(rest))?.spent?.transactionId).toBe(onward.transactionId);
+          expect(pending.consumed).toEqual([rest]);
         });
 
         it("a snapshot of another network is refused (STORE_WRONG_NETWORK) and nothing is created", async () => {
@@ -1001,45 +1143,47 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
           const m = indexation([ZERO_MESSAGE_ID], "no ledger");
           await store.accept(m);
           const snapshot = await store.readSnapshot();
-          expect(snapshot).toEqual({ network: NETWORK, ledger: false, coordinatorPublicKeys: [], entryPoints: [{ messageId: m.id, index: 0 }], outputs: [] });
+          // No milestone referenced anything: the entry point the store began with is the snapshot's.
+          expect(snapshot).toEqual({ network: NETWORK, ledger: false, coordinatorPublicKeys: [], entryPoints: [{ messageId: ZERO_MESSAGE_ID, index: 0 }], outputs: [] });
           const { store: copy } = await empty();
           expect(await copy.open({ network: NETWORK, snapshot })).toMatchObject({ created: true, ledger: false });
-          expect(await copy.tips(10)).toEqual([m.id]);
+          expect([...copy.entryPoints]).toEqual([[ZERO_MESSAGE_ID, 0]]);
+          expect(await copy.unreferenced(10)).toEqual([]);
           expect(await copy.latestMilestone()).toBeUndefined();
           expect(await copy.pruningIndex()).toBe(0);
         });
 
-        it("a snapshot that names an entry point twice (in two letter cases) makes one tip of it", async () => {
+        it("a snapshot that names an entry point twice (in two letter cases) makes one entry point of it", async () => {
           const m = indexation([ZERO_MESSAGE_ID], "named twice");
           const snapshot: LedgerSnapshot = { network: NETWORK, ledger: false, coordinatorPublicKeys: [], entryPoints: [{ messageId: m.id, index: 0 }, { messageId: m.id.toUpperCase(), index: 0 }], outputs: [] };
           const { store: copy } = await empty();
           await copy.open({ network: NETWORK, snapshot });
-          expect(await copy.tips(10)).toEqual([m.id]);
+          expect([...copy.entryPoints]).toEqual([[m.id, 0]]);
           expect(await copy.verify()).toBeUndefined();
           const child = indexation([m.id], "under it");
           await copy.accept(child);
-          expect(await copy.tips(10)).toEqual([child.id]);
+          expect((await copy.readSnapshot()).entryPoints).toEqual([{ messageId: m.id, index: 0 }]);
           expect(await copy.verify()).toBeUndefined();
         });
 
-        it("an entry point's own message, stored later while it is a tip, stays one tip until a child names it", async () => {
-          // A client sending again a message the snapshot's node had (an entry point here, and a tip): stored, it is
-          // the same tip, not a second one.
+        it("an entry point's own message, stored later, is a message like any other and the entry point stays", async () => {
+          // A client sending again a message the snapshot's node had.
           const { store } = await empty();
           await store.open({ network: NETWORK });
           const m = indexation([ZERO_MESSAGE_ID], "an entry point");
-          const other = indexation([ZERO_MESSAGE_ID], "another entry point");
           await store.accept(m);
-          await store.accept(other);
+          const ms = milestoneMessage([m.id], 1, 1_700_000_001, [new Uint8Array(32).fill(1)]);
+          await issue(store, { index: 1, timestamp: 1_700_000_001, message: ms, referenced: [{ messageId: m.id, ledgerInclusionState: "noTransaction" }] });
           const snapshot = await store.readSnapshot();
+          expect(normal(snapshot).entryPoints).toEqual(normal({ ...snapshot, entryPoints: [{ messageId: m.id, index: 1 }, { messageId: ms.id, index: 1 }, { messageId: ZERO_MESSAGE_ID, index: 0 }] }).entryPoints);
           const { store: copy } = await empty();
           await copy.open({ network: NETWORK, snapshot });
           expect(await copy.accept(m)).toEqual({ stored: true });
-          expect(sorted(await copy.tips(10))).toEqual(sorted([m.id, other.id]));
+          expect(copy.entryPoints.get(m.id)).toBe(1);
+          expect(await copy.unreferenced(10)).toEqual([m.id]);
           expect(await copy.verify()).toBeUndefined();
           const child = indexation([m.id], "under the entry point's message");
           expect(await copy.accept(child)).toEqual({ stored: true });
-          expect(sorted(await copy.tips(10))).toEqual(sorted([other.id, child.id]));
           expect(await copy.verify()).toBeUndefined();
         });
       });
@@ -1064,18 +1208,18 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
           const { store, rounds } = await chain(4);
           const messages = rounds.reduce((n, r) => n + r.messages.length, 0) + 1;
           const stats = await store.stats();
-          expect(stats).toMatchObject({ engine: name, network: NETWORK, messages, unspentOutputs: 4 + 2, latestMilestoneIndex: 4, pruningIndex: 0 });
+          expect(stats).toMatchObject({ engine: name, network: NETWORK, messages, unspentOutputs: 4 + 1, latestMilestoneIndex: 4, pruningIndex: 0 });
           expect(stats.bytes).toBeGreaterThan(0);
           expect(stats.fileBytes).toBeGreaterThanOrEqual(stats.bytes);
           expect(await store.bytes()).toBeGreaterThan(0);
           await pruneTo(store, 2);
-          expect(await store.stats()).toMatchObject({ messages: messages - 6, unspentOutputs: 6, latestMilestoneIndex: 4, pruningIndex: 2 });
+          expect(await store.stats()).toMatchObject({ messages: messages - 6, unspentOutputs: 5, latestMilestoneIndex: 4, pruningIndex: 2 });
         });
       });
     });
 
     onDisk.describe("durability: a store opened again holds everything written before", () => {
-      it("messages, metadata, children, index, tips, outputs, balances, milestones, nonces, revocations and secrets", async () => {
+      it("messages, metadata, children, index, unreferenced entries, claims, outputs, balances, milestones, nonces, revocations and secrets", async () => {
         const { store, storage, owner } = await fresh();
         const to = wallet();
         const tx = spend(owner, [GENESIS_OUTPUT], [single(to, 25 * MI), single(owner, 75 * MI)], [ZERO_MESSAGE_ID], "kept");
@@ -1083,10 +1227,10 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         const note = indexation([tx.acceptance.id], "kept", "a note");
         await store.accept(note);
         const ms = indexation([note.id], "milestone");
-        await store.accept({
-          ...ms,
-          milestone: { index: 1, messageId: ms.id, timestamp: 42, referenced: [{ messageId: tx.acceptance.id, ledgerInclusionState: "included" }, { messageId: note.id, ledgerInclusionState: "noTransaction" }, { messageId: ms.id, ledgerInclusionState: "noTransaction" }], createdOutputs: tx.created, consumedOutputs: [GENESIS_OUTPUT] },
-        });
+        await issue(store, { index: 1, timestamp: 42, message: ms, referenced: [{ messageId: tx.acceptance.id, ledgerInclusionState: "included" }, { messageId: note.id, ledgerInclusionState: "noTransaction" }], included: [tx] });
+        const rest = tx.created[tx.payload.essence.outputs.findIndex((o) => o.amount === 75 * MI)]!;
+        const pending = spend(owner, [rest], [single(to, 75 * MI)], [ms.id]);
+        await store.accept(pending.acceptance);
         await store.redeemNonce("kept-nonce", Date.now() + 60_000);
         await store.revokeToken("kept-jti", Date.now() + 60_000);
         const secret = await store.secret("kept-secret", () => globalThis.crypto.getRandomValues(new Uint8Array(32)));
@@ -1094,7 +1238,8 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         const snapshot = async (s: NodeStore): Promise<unknown> => ({
           messages: await Promise.all([tx.acceptance.id, note.id, ms.id].map(async (id) => ({ bytes: Buffer.from((await s.get(id))!.bytes).toString("hex"), metadata: await s.metadata(id), children: await s.children(id, 10) }))),
           index: await s.findByIndex(utf8.encode("kept"), 10),
-          tips: sorted(await s.tips(100)),
+          unreferenced: await s.unreferenced(100),
+          claim: await s.claim(rest),
           outputs: await Promise.all([GENESIS_OUTPUT, ...tx.created].map((id) => s.output(id))),
           balances: await Promise.all([owner, to].map((w) => s.addressBalance(w.address))),
           addressOutputs: await s.addressOutputs(owner.address, { max: 10, includeSpent: true }),
@@ -1113,11 +1258,11 @@ describe.each(engines)("the storage contract: $name", ({ engine: maybeEngine, na
         expect(await again.redeemNonce("kept-nonce", Date.now() + 60_000)).toBe(false);
         const kept = await again.secret("kept-secret", () => new Uint8Array(32));
         expect(Buffer.from(kept).equals(Buffer.from(secret))).toBe(true);
-        // And it goes on: the next write sees the ledger as it was.
-        const after = spend(owner, [tx.created[tx.payload.essence.outputs.findIndex((o) => o.amount === 75 * MI)]!], [single(to, 75 * MI)], [ms.id]);
-        expect(await again.accept(after.acceptance)).toEqual({ stored: true });
-        expect((await again.addressBalance(to.address)).balance).toBe(100 * MI);
+        // And it goes on: the next write sees the ledger and the claims as they were.
+        expect((await refusal(again.accept(spend(owner, [rest], [single(owner, 75 * MI)], [ms.id]).acceptance))).code).toBe("INPUT_SPENT");
         expect((await refusal(again.accept(spend(owner, [GENESIS_OUTPUT], [single(to, 100 * MI)]).acceptance))).code).toBe("INPUT_SPENT");
+        await issue(again, { index: 2, timestamp: 43, message: indexation([pending.acceptance.id], "milestone 2"), referenced: [{ messageId: pending.acceptance.id, ledgerInclusionState: "included" }], included: [pending] });
+        expect((await again.addressBalance(to.address)).balance).toBe(100 * MI);
       });
 
       it("a close while redemptions are in flight and waiting for their group: none hangs, each true is kept, each failure wrote nothing", async () => {

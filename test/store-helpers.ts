@@ -12,9 +12,9 @@ import { encodeMessage } from "../src/model/codec.js";
 import { messageId, networkId, outputId, transactionId } from "../src/model/ids.js";
 import { buildTransactionPayload } from "../src/model/transaction.js";
 import type { Message, Output, TransactionPayload } from "../src/model/types.js";
-import { ledgerMutation } from "../src/node/ledger.js";
-import { LmdbStore, MemoryStore, PostgresStore, ZERO_MESSAGE_ID, type Acceptance, type GenesisOutput, type NodeStore } from "../src/node/index.js";
-import { METADATA_SIZE } from "../src/node/store/records.js";
+import { addBalance, balanceDeltas, consumedOutputIds, EMPTY_BALANCE } from "../src/node/ledger.js";
+import { LmdbStore, MemoryStore, PostgresStore, ZERO_MESSAGE_ID, type Acceptance, type GenesisOutput, type MilestoneApplication, type NodeStore, type ReferencedMessage, type ReleasedClaim } from "../src/node/index.js";
+import { decodeBalance, decodeOutput, encodeBalance, encodeOutput, encodeSpent, METADATA_SIZE } from "../src/node/store/records.js";
 import { wallet, type Wallet } from "./node-helpers.js";
 
 declare module "vitest" {
@@ -91,6 +91,82 @@ export function splitMessageRecords(db: import("lmdb").RootDatabase<Buffer, Buff
   return records.map(({ key }) => key.subarray(1).toString("hex"));
 }
 
+/**
+ * Lays an LMDB store of schema 4 out as schema 3 wrote it, inside the caller's write: the ledger moved at acceptance
+ * for each of `pending` (transactions whose messages are stored and no milestone confirmed, in the order they were
+ * accepted): its inputs spent (08 without a milestone index, moved to their address's spent list), its outputs created
+ * unbooked, the balances moved; every output at the seq schema 3 gave it (its creating message's seq × 128 + its
+ * index; genesis and snapshot outputs keep theirs); no claims or pending outputs (14, 15, 16); the tip set (05 id →
+ * seq, 06 seq id, the "tips" count: every stored message and entry point no stored message names as a parent, an
+ * entry point at seq 0); no "outputSeq" in the header; schema 3. With splitMessageRecords and a lower schema number,
+ * schemas 1 and 2.
+ */
+export function asSchema3(db: import("lmdb").RootDatabase<Buffer, Buffer>, pending: readonly Spend[] = []): void {
+  const prefixed = (prefix: number, ...parts: Uint8Array[]): Buffer => Buffer.concat([Buffer.from([prefix]), ...parts.map((p) => Buffer.from(p))]);
+  const meta = (name: string): Buffer => prefixed(0, utf8.encode(name));
+  const all = (prefix: number): { key: Buffer; value: Buffer }[] =>
+    [...db.getRange({ start: Buffer.from([prefix]), end: Buffer.from([prefix + 1]) })].map(({ key, value }) => ({ key: Buffer.from(key), value: Buffer.from(value) }));
+  const seqOf = (id: Uint8Array): Buffer | undefined => db.get(prefixed(0x01, id))?.subarray(0, 8);
+  const be64 = (n: number | bigint): Buffer => {
+    const out = Buffer.alloc(8);
+    out.writeBigUInt64BE(BigInt(n));
+    return out;
+  };
+  const moveBalances = (consumed: Output[], created: Output[]): void => {
+    for (const d of balanceDeltas(consumed, created).values()) {
+      const key = prefixed(0x0b, d.address);
+      const raw = db.get(key);
+      const balance = addBalance(raw === undefined ? EMPTY_BALANCE : decodeBalance(raw), d);
+      if (balance.balance === 0 && balance.dustAllowance === 0 && balance.dustOutputs === 0) db.removeSync(key);
+      else db.putSync(key, Buffer.from(encodeBalance(balance)));
+    }
+  };
+  // Output seqs as schema 3 numbered them, the address lists' keys with them.
+  for (const { key, value } of all(0x07)) {
+    const record = decodeOutput(value);
+    const creator = seqOf(record.messageId);
+    if (creator === undefined) continue;
+    const seq = Number(creator.readBigUInt64BE(0)) * 128 + (key[33]! | (key[34]! << 8));
+    const list = db.get(prefixed(0x08, key.subarray(1))) === undefined ? 0x09 : 0x0a;
+    db.removeSync(prefixed(list, record.output.address.address, be64(record.seq), key.subarray(1)));
+    db.putSync(prefixed(list, record.output.address.address, be64(seq), key.subarray(1)), Buffer.from([record.output.type]));
+    db.putSync(key, Buffer.from(encodeOutput({ ...record, seq })));
+  }
+  for (const s of pending) {
+    const message = Buffer.from(s.acceptance.id, "hex");
+    const transaction = Buffer.from(s.transactionId, "hex");
+    const consumed: Output[] = [];
+    for (const id of s.consumed.map((o) => Buffer.from(o, "hex"))) {
+      const record = decodeOutput(db.get(prefixed(0x07, id))!);
+      db.putSync(prefixed(0x08, id), Buffer.from(encodeSpent(transaction, message, undefined)));
+      db.removeSync(prefixed(0x09, record.output.address.address, be64(record.seq), id));
+      db.putSync(prefixed(0x0a, record.output.address.address, be64(record.seq), id), Buffer.from([record.output.type]));
+      consumed.push(record.output);
+    }
+    const messageSeq = Number(seqOf(message)!.readBigUInt64BE(0));
+    s.payload.essence.outputs.forEach((output, i) => {
+      const id = Buffer.from(s.created[i]!, "hex");
+      db.putSync(prefixed(0x07, id), Buffer.from(encodeOutput({ messageId: message, seq: messageSeq * 128 + i, milestoneIndexBooked: undefined, output })));
+      db.putSync(prefixed(0x09, output.address.address, be64(messageSeq * 128 + i), id), Buffer.from([output.type]));
+    });
+    moveBalances(consumed, s.payload.essence.outputs);
+  }
+  // Schema 3 kept no claims, pending outputs or entries of them by index.
+  for (const prefix of [0x14, 0x15, 0x16]) for (const { key } of all(prefix)) db.removeSync(key);
+  let tips = 0;
+  const candidates = [...all(0x01).map(({ key, value }) => ({ id: key.subarray(1), seq: value.subarray(0, 8) })), ...all(0x13).map(({ key }) => ({ id: key.subarray(1), seq: be64(0) }))];
+  for (const { id, seq } of candidates) {
+    if (db.get(prefixed(0x05, id)) !== undefined) continue;
+    if ([...db.getKeys({ start: prefixed(0x03, id), end: prefixed(0x03, id, Buffer.alloc(41, 0xff)), limit: 1 })].length > 0) continue;
+    db.putSync(prefixed(0x05, id), seq);
+    db.putSync(prefixed(0x06, seq, id), Buffer.alloc(0));
+    tips++;
+  }
+  db.putSync(meta("tips"), be64(tips));
+  db.removeSync(meta("outputSeq"));
+  db.putSync(meta("schema"), Buffer.from([0, 0, 0, 3]));
+}
+
 /** Parents as the model wants them: 32-byte ids, sorted, unique. */
 export function parentsOf(ids: readonly string[]): Uint8Array[] {
   return [...new Set(ids.map((id) => id.toLowerCase()))].sort().map((id) => Uint8Array.from(Buffer.from(id, "hex")));
@@ -110,8 +186,10 @@ export function indexation(parents: readonly string[], index: string, data = "")
 export interface Spend {
   readonly payload: TransactionPayload;
   readonly transactionId: string;
-  /** The acceptance with its ledger mutation. */
+  /** The acceptance with its claim, as the API submits it. */
   readonly acceptance: Acceptance;
+  /** The output ids its inputs spend, in the payload's (canonical) order. */
+  readonly consumed: string[];
   /** Output id of each created output, in the payload's (canonical) order. */
   readonly created: string[];
 }
@@ -125,12 +203,73 @@ export function spend(from: Wallet, inputs: readonly string[], outputs: readonly
   });
   const txId = transactionId(payload);
   const message: Message = { networkId: NETWORK_ID, parents: parentsOf(parents), payload, nonce: 3n };
+  const consumed = consumedOutputIds(payload);
   return {
     payload,
     transactionId: txId,
-    acceptance: acceptance(message, { ledger: ledgerMutation(txId, payload) }),
+    acceptance: acceptance(message, { claim: { transactionId: txId, consumed, created: payload.essence.outputs } }),
+    consumed,
     created: payload.essence.outputs.map((_, i) => outputId(txId, i)),
   };
+}
+
+/** What a milestone's walk decided, for milestoneApplication: the messages it references in walk order (its own
+ * message is added last), the transactions it includes, and the claims of conflicting ones. */
+export interface Confirming {
+  readonly index: number;
+  readonly timestamp: number;
+  /** The milestone's own message. */
+  readonly message: Acceptance;
+  readonly referenced: readonly ReferencedMessage[];
+  /** The included transactions, in walk order. */
+  readonly included?: readonly Spend[];
+  readonly released?: readonly ReleasedClaim[];
+  /** Outputs of its conflicting transactions (their pending outputs go). */
+  readonly discarded?: readonly string[];
+}
+
+/**
+ * The MilestoneApplication of `confirming`, as the confirmation part builds it: the included transactions' created
+ * outputs, and their consumed outputs with the contents the confirmed ledger (read from `store`) or an earlier
+ * transaction of the same milestone gives them.
+ */
+export async function milestoneApplication(store: NodeStore, confirming: Confirming): Promise<MilestoneApplication> {
+  const created: MilestoneApplication["created"][number][] = [];
+  const consumed: MilestoneApplication["consumed"][number][] = [];
+  const made = new Map<string, Output>();
+  for (const s of confirming.included ?? []) {
+    for (const id of s.consumed) {
+      const output = made.get(id) ?? (await store.output(id))?.output;
+      if (output === undefined) throw new Error(`the test's milestone spends ${id}, which neither the ledger nor the milestone holds`);
+      consumed.push({ outputId: id, output, transactionId: s.transactionId, messageId: s.acceptance.id });
+    }
+    s.payload.essence.outputs.forEach((output, i) => {
+      created.push({ outputId: s.created[i]!, transactionId: s.transactionId, outputIndex: i, messageId: s.acceptance.id, output });
+      made.set(s.created[i]!, output);
+    });
+  }
+  return {
+    index: confirming.index,
+    messageId: confirming.message.id,
+    timestamp: confirming.timestamp,
+    referenced: [...confirming.referenced, { messageId: confirming.message.id, ledgerInclusionState: "noTransaction" }],
+    created,
+    consumed,
+    released: confirming.released ?? [],
+    discarded: confirming.discarded ?? [],
+  };
+}
+
+/** Stores `confirming.message` and confirms it in one write, as the coordinator does; returns the application. */
+export async function issue(store: NodeStore, confirming: Confirming): Promise<MilestoneApplication> {
+  const milestone = await milestoneApplication(store, confirming);
+  expect(await store.accept({ ...confirming.message, milestone })).toEqual({ stored: true });
+  return milestone;
+}
+
+/** A milestone that references only its own message: the empty application of `index`. */
+export function emptyMilestone(message: Acceptance, index: number, timestamp: number): MilestoneApplication {
+  return { index, messageId: message.id, timestamp, referenced: [{ messageId: message.id, ledgerInclusionState: "noTransaction" }], created: [], consumed: [], released: [], discarded: [] };
 }
 
 export function single(to: Wallet, amount: number): Output {
@@ -155,7 +294,6 @@ export function hexOf(bytes: Uint8Array): string {
 // Engines
 
 export interface EngineOptions {
-  maxTips?: number;
   entryPoints?: string[];
 }
 

@@ -2,7 +2,7 @@
 // snapshots read from one store and loaded into a new one, verify() naming a record damaged on purpose, the
 // migration of a schema-1 store, and compaction (smaller file, refused while another process has the store open).
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { TOTAL_SUPPLY } from "../src/bytes/limits.js";
@@ -10,8 +10,8 @@ import { auth } from "../src/cli/commands.js";
 import { openSharedStore } from "../src/cli/setup.js";
 import { dbCommand } from "../src/cli/storage.js";
 import { createPruner } from "../src/node/pruning.js";
-import { LmdbStore, ZERO_MESSAGE_ID, type Acceptance, type LedgerSnapshot, type MilestoneApplication, type PruneStep } from "../src/node/index.js";
-import { GENESIS_OUTPUT, NETWORK, genesisOf, hexOf, indexation, refusal, single, spend, splitMessageRecords, tempDir, wallet, type Spend, type Wallet } from "./store-helpers.js";
+import { LmdbStore, ZERO_MESSAGE_ID, type Acceptance, type LedgerSnapshot, type PruneStep, type ReferencedMessage } from "../src/node/index.js";
+import { GENESIS_OUTPUT, NETWORK, asSchema3, dustAllowance, genesisOf, hexOf, indexation, milestoneApplication, refusal, single, spend, splitMessageRecords, tempDir, wallet, type Spend, type Wallet } from "./store-helpers.js";
 
 const MI = 1_000_000;
 const utf8 = new TextEncoder();
@@ -32,20 +32,11 @@ interface Round {
   readonly recipient: Wallet;
 }
 
-/** The milestone `index` as the coordinator hands it to the store: its message confirms `referenced` and itself. */
-function milestoneOf(index: number, parents: string[], referenced: MilestoneApplication["referenced"], created: string[], consumed: string[], tag = ""): Acceptance {
-  const message = indexation(parents, `milestone ${index}${tag}`);
-  return {
-    ...message,
-    milestone: {
-      index,
-      messageId: message.id,
-      timestamp: 1_700_000_000 + index,
-      referenced: [...referenced, { messageId: message.id, ledgerInclusionState: "noTransaction" }],
-      createdOutputs: created,
-      consumedOutputs: consumed,
-    },
-  };
+/** The milestone `index` as the coordinator hands it to `store`: its message confirms `referenced` and itself, and the
+ * transactions `included` move the ledger. */
+async function milestoneOf(store: LmdbStore, index: number, parents: string[], referenced: ReferencedMessage[], included: Spend[]): Promise<Acceptance> {
+  const message = indexation(parents, `milestone ${index}`);
+  return { ...message, milestone: await milestoneApplication(store, { index, timestamp: 1_700_000_000 + index, message, referenced, included }) };
 }
 
 /**
@@ -72,7 +63,8 @@ async function build(path: string, rounds: number, padding = ""): Promise<{ stor
     const outputs = tx.payload.essence.outputs;
     const paid = tx.created[outputs.findIndex((o) => hexOf(o.address.address) === hexOf(recipient.address))]!;
     const change = tx.created[outputs.findIndex((o) => hexOf(o.address.address) === hexOf(owner.address))]!;
-    const milestone = milestoneOf(
+    const milestone = await milestoneOf(
+      store,
       index,
       [note.id, shared.id, tx.acceptance.id],
       [
@@ -80,8 +72,7 @@ async function build(path: string, rounds: number, padding = ""): Promise<{ stor
         { messageId: shared.id, ledgerInclusionState: "noTransaction" },
         { messageId: tx.acceptance.id, ledgerInclusionState: "included" },
       ],
-      tx.created,
-      [input],
+      [tx],
     );
     expect(await store.accept(milestone)).toEqual({ stored: true });
     out.push({ index, note, tx, milestone, spent: input, paid, recipient });
@@ -150,11 +141,24 @@ async function verifyAt(path: string): Promise<string | undefined> {
   }
 }
 
+/** A big-endian u32, as keys and records hold one. */
+const u32 = (n: number): Buffer => Buffer.from([n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff]);
+
+/** `build` of three rounds, then the owner's change claimed by a pending transaction. */
+async function buildWithClaim(path: string): Promise<Awaited<ReturnType<typeof build>> & { change: string; pending: Spend }> {
+  const built = await build(path, 3);
+  const last = built.rounds[2]!;
+  const change = last.tx.created.find((id) => id !== last.paid)!;
+  const pending = spend(built.owner, [change], [single(built.owner, TOTAL_SUPPLY - 3 * MI)], [last.milestone.id]);
+  await built.store.accept(pending.acceptance);
+  return { ...built, change, pending };
+}
+
 const keyOf = (prefix: number, ...parts: (string | Uint8Array)[]): Buffer =>
   Buffer.concat([Buffer.from([prefix]), ...parts.map((p) => (typeof p === "string" ? Buffer.from(p, "hex") : Buffer.from(p)))]);
 
 describe("pruning on LMDB: the confirmed cones below the target go, the ledger stays exact", () => {
-  it("pruned messages, milestones and spent outputs are gone; kept ones are intact byte for byte; tips hold none", async () => {
+  it("pruned messages, milestones and spent outputs are gone; kept ones are intact byte for byte; none is left unreferenced", async () => {
     const path = freshPath();
     const { store, owner, rounds, orphan } = await build(path, 12);
     const sharedBefore = await store.findByIndex(utf8.encode("shared"), 1000);
@@ -198,9 +202,8 @@ describe("pruning on LMDB: the confirmed cones below the target go, the ledger s
     }
     // Milestone 6's message still lists its children; milestone 5's, pruned, none (its entries as a parent went too).
     expect(new Set(await store.children(rounds[5]!.milestone.id, 10))).toEqual(new Set([rounds[6]!.note.id, rounds[6]!.tx.acceptance.id, (await store.findByIndex(utf8.encode("shared"), 1000))[1]!]));
-    const pruned = new Set([orphan.id, ...rounds.slice(0, 5).flatMap((r) => [r.note.id, r.tx.acceptance.id, r.milestone.id])]);
-    expect(store.allTips().filter((id) => pruned.has(id))).toEqual([]);
-    expect(store.allTips()).toEqual([rounds[11]!.milestone.id]);
+    // The orphan, never referenced, went with milestone 1; every other message is referenced.
+    expect(await store.unreferenced(1000)).toEqual([]);
 
     // The owner's balance is exact; the genesis output, spent and pruned, is refused as not found.
     expect(await store.addressBalance(owner.address)).toEqual({ balance: TOTAL_SUPPLY - 12 * MI, dustAllowance: 0, dustOutputs: 0 });
@@ -231,9 +234,74 @@ describe("pruning on LMDB: the confirmed cones below the target go, the ledger s
     await store.accept(late);
     await pruneTo(store, 2, 100);
     expect(await store.has(late.id)).toBe(true);
-    expect(store.allTips()).toContain(late.id);
+    expect(await store.unreferenced(10)).toEqual([late.id]);
     expect(await store.verify()).toBeUndefined();
     await store.close();
+  });
+});
+
+describe("pruning keeps an LMDB store at a plateau while the ledger moves at confirmation", () => {
+  it("150 rounds of claims, double spends, notes and milestones, pruned to the last 20: pages in use and the file stop growing, no claim, pending output or spent output left behind", async () => {
+    const path = freshPath();
+    const store = new LmdbStore(path);
+    const ring = Array.from({ length: 6 }, () => wallet());
+    await store.open({ network: NETWORK, genesis: genesisOf(ring[0]!, TOTAL_SUPPLY) });
+    const ROUNDS = 150;
+    const KEEP = 20;
+    let held = GENESIS_OUTPUT;
+    let parent = ZERO_MESSAGE_ID;
+    const samples: { bytes: number; file: number }[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const from = ring[(round - 1) % ring.length]!;
+      const to = ring[round % ring.length]!;
+      // The holder passes the whole supply on through the API (a claim on its output); a peer's message spends the
+      // same output elsewhere (no claim: found conflicting); notes beside them.
+      const pass = spend(from, [held], [single(to, TOTAL_SUPPLY)], [parent], "ring");
+      const rival = spend(from, [held], [single(wallet(), TOTAL_SUPPLY)], [pass.acceptance.id]);
+      const notes = Array.from({ length: 3 }, (_, i) => indexation([parent], `round ${round % 10}`, `note ${i} ${"x".repeat(400)}`));
+      expect(await store.accept(pass.acceptance)).toEqual({ stored: true });
+      expect(await store.accept({ ...rival.acceptance, claim: undefined })).toEqual({ stored: true });
+      for (const n of notes) await store.accept(n);
+      expect((await store.claim(held))?.transactionId).toBe(pass.transactionId);
+      const milestone = await milestoneOf(
+        store,
+        round,
+        [rival.acceptance.id, ...notes.map((n) => n.id)],
+        [
+          { messageId: pass.acceptance.id, ledgerInclusionState: "included" },
+          { messageId: rival.acceptance.id, ledgerInclusionState: "conflicting", conflictReason: 2 },
+          ...notes.map((n) => ({ messageId: n.id, ledgerInclusionState: "noTransaction" as const })),
+        ],
+        [pass],
+      );
+      expect(await store.accept(milestone)).toEqual({ stored: true });
+      expect(await store.claim(held)).toBeUndefined();
+      held = pass.created[0]!;
+      parent = milestone.id;
+      if (round > KEEP) await pruneTo(store, round - KEEP, 32);
+      const stats = await store.stats();
+      samples.push({ bytes: stats.bytes, file: stats.fileBytes });
+      if (round % 50 === 0) expect(await store.verify()).toBeUndefined();
+    }
+    // What is kept: the last 20 milestones' messages (6 a round), one unspent output, no claim or pending output, no
+    // spent output but those of the kept milestones.
+    expect(await store.stats()).toMatchObject({ messages: KEEP * 6, unspentOutputs: 1, latestMilestoneIndex: ROUNDS, pruningIndex: ROUNDS - KEEP });
+    await store.close();
+    const counts = await raw(path, (db) => Object.fromEntries([0x07, 0x08, 0x14, 0x15, 0x16].map((p) => [p, db.getKeysCount({ start: Buffer.from([p]), end: Buffer.from([p + 1]) })])));
+    expect(counts).toEqual({ [0x07]: 1 + KEEP, [0x08]: KEEP, [0x14]: 0, [0x15]: 0, [0x16]: 0 });
+    // The plateau rule of the node's ageing test: the last third's peak rises above the middle third's by less than
+    // half of the first third's rise.
+    const third = ROUNDS / 3;
+    const pages = (x: (typeof samples)[number]): number => x.bytes;
+    for (const pick of [pages, (x: (typeof samples)[number]) => x.file]) {
+      const peak = (from: number, to: number): number => Math.max(...samples.slice(from, to).map(pick));
+      const [first, middle, last] = [peak(0, third), peak(third, 2 * third), peak(2 * third, ROUNDS)];
+      const growthFirst = first - pick(samples[0]!);
+      const line = `peaks ${first} / ${middle} / ${last} bytes, from ${pick(samples[0]!)}`;
+      console.log(`LMDB under pruning, ${pick === pages ? "pages in use" : "data.mdb"}: ${line}`);
+      expect(growthFirst).toBeGreaterThan(0);
+      expect(last - middle, line).toBeLessThan(growthFirst / 2);
+    }
   });
 });
 
@@ -384,7 +452,15 @@ describe("snapshots on LMDB: read in one transaction, loaded into a new store on
     const snapshot = await store.readSnapshot();
     const latest = rounds[7]!.milestone.id;
     expect(snapshot).toMatchObject({ network: NETWORK, ledger: true, milestone: { index: 8, messageId: latest }, coordinatorPublicKeys: [] });
-    expect(snapshot.entryPoints).toEqual([{ messageId: latest, index: 8 }]);
+    // Every message the last 15 milestones referenced that pruning left (milestones 5 to 8), and the zero id the store
+    // began with (within reach: 8 − 0 < 15), in id order.
+    const shared = await store.findByIndex(utf8.encode("shared"), 100);
+    expect(shared).toHaveLength(4);
+    const entryPoints = [
+      { messageId: ZERO_MESSAGE_ID, index: 0 },
+      ...rounds.slice(4).flatMap((r, i) => [r.note.id, shared[i]!, r.tx.acceptance.id, r.milestone.id].map((messageId) => ({ messageId, index: r.index }))),
+    ].sort((a, b) => (a.messageId < b.messageId ? -1 : 1));
+    expect(snapshot.entryPoints).toEqual(entryPoints);
     expect(snapshot.outputs).toHaveLength(9);
     expect(snapshot.outputs.map((o) => o.outputId)).toEqual(snapshot.outputs.map((o) => o.outputId).sort());
     expect(snapshot.outputs.reduce((sum, o) => sum + o.output.amount, 0)).toBe(TOTAL_SUPPLY);
@@ -393,8 +469,9 @@ describe("snapshots on LMDB: read in one transaction, loaded into a new store on
     const path = freshPath();
     const loaded = new LmdbStore(path);
     expect(await loaded.open({ network: NETWORK, snapshot })).toEqual({ created: true, ledger: true, coordinatorPublicKeys: [] });
-    expect([...loaded.entryPoints]).toEqual([[latest, 8]]);
-    expect(loaded.allTips()).toEqual([latest]);
+    const asMap = new Map(entryPoints.map((e) => [e.messageId, e.index]));
+    expect(new Map(loaded.entryPoints)).toEqual(asMap);
+    expect(await loaded.unreferenced(10)).toEqual([]);
     expect(await loaded.latestMilestone()).toEqual(await store.latestMilestone());
     expect(await loaded.pruningIndex()).toBe(7);
     expect(await loaded.has(latest)).toBe(false);
@@ -414,8 +491,12 @@ describe("snapshots on LMDB: read in one transaction, loaded into a new store on
     const twice = spend(owner, [change.outputId], [single(wallet(), change.output.amount)], [latest], "twice");
     expect((await refusal(loaded.accept(twice.acceptance))).code).toBe("INPUT_SPENT");
     // The coordinator continues at the next index, and pruning carries on from the snapshot's milestone.
-    const next = milestoneOf(9, [tx.acceptance.id], [{ messageId: tx.acceptance.id, ledgerInclusionState: "included" }], tx.created, [change.outputId]);
+    expect(await loaded.claim(change.outputId)).toEqual({ transactionId: tx.transactionId, messageId: tx.acceptance.id, index: 8 });
+    const next = await milestoneOf(loaded, 9, [tx.acceptance.id], [{ messageId: tx.acceptance.id, ledgerInclusionState: "included" }], [tx]);
     expect(await loaded.accept(next)).toEqual({ stored: true });
+    expect(await loaded.output(change.outputId)).toMatchObject({ milestoneIndexBooked: 8, spent: { transactionId: tx.transactionId, milestoneIndex: 9 } });
+    expect(await loaded.output(tx.created[0]!)).toMatchObject({ milestoneIndexBooked: 9 });
+    expect(await loaded.claim(change.outputId)).toBeUndefined();
     expect(await loaded.prune(8, 10)).toEqual({ pruningIndex: 8, messages: 0, done: true });
     expect(await loaded.milestone(8)).toBeUndefined();
     expect(await loaded.verify()).toBeUndefined();
@@ -424,14 +505,16 @@ describe("snapshots on LMDB: read in one transaction, loaded into a new store on
     // Reopened: the entry points are the persisted ones whatever the constructor says.
     const reopened = new LmdbStore({ path, entryPoints: [ZERO_MESSAGE_ID] });
     expect(await reopened.open({ network: NETWORK })).toEqual({ created: false, ledger: true, coordinatorPublicKeys: [] });
-    expect([...reopened.entryPoints]).toEqual([[latest, 8]]);
+    expect(new Map(reopened.entryPoints)).toEqual(asMap);
     await reopened.close();
     await store.close();
   });
 
-  it("the coordinator's keys of a snapshot are kept and returned by every open; another network creates nothing", async () => {
+  it("the coordinator's keys of a snapshot are kept and returned by every open; an unbooked output is booked at its milestone; another network creates nothing", async () => {
     const owner = wallet();
     const keys = ["11".repeat(32), "22".repeat(32)];
+    // As a snapshot written while the ledger moved at acceptance may carry it: no milestone booked it yet.
+    const unbooked = { outputId: "ef".repeat(32) + "0100", messageId: "ef".repeat(32), output: single(owner, MI) };
     const snapshot: LedgerSnapshot = {
       network: NETWORK,
       ledger: true,
@@ -441,7 +524,7 @@ describe("snapshots on LMDB: read in one transaction, loaded into a new store on
         { messageId: "ab".repeat(32), index: 40 },
         { messageId: "cd".repeat(32), index: 39 },
       ],
-      outputs: [{ outputId: GENESIS_OUTPUT, messageId: ZERO_MESSAGE_ID, milestoneIndexBooked: 0, output: single(owner, TOTAL_SUPPLY) }],
+      outputs: [{ outputId: GENESIS_OUTPUT, messageId: ZERO_MESSAGE_ID, milestoneIndexBooked: 0, output: single(owner, TOTAL_SUPPLY - MI) }, unbooked],
     };
     const elsewhere = freshPath();
     expect((await refusal(new LmdbStore(elsewhere).open({ network: "another-network", snapshot }))).code).toBe("STORE_WRONG_NETWORK");
@@ -450,13 +533,15 @@ describe("snapshots on LMDB: read in one transaction, loaded into a new store on
     const path = freshPath();
     const store = new LmdbStore(path);
     expect(await store.open({ network: NETWORK, snapshot })).toEqual({ created: true, ledger: true, coordinatorPublicKeys: keys });
-    expect(new Set(store.allTips())).toEqual(new Set(["ab".repeat(32), "cd".repeat(32)]));
+    expect(new Map(store.entryPoints)).toEqual(new Map([["ab".repeat(32), 40], ["cd".repeat(32), 39]]));
+    expect(await store.unreferenced(10)).toEqual([]);
     const read = await store.readSnapshot();
     expect(read.coordinatorPublicKeys).toEqual(keys);
     expect(read.entryPoints).toEqual(snapshot.entryPoints);
-    expect(read.outputs).toEqual(snapshot.outputs);
+    expect(read.outputs).toEqual([snapshot.outputs[0], { ...unbooked, milestoneIndexBooked: 40 }]);
     expect(await store.pruningIndex()).toBe(39);
-    expect(await store.stats()).toMatchObject({ engine: "lmdb", network: NETWORK, messages: 0, unspentOutputs: 1, latestMilestoneIndex: 40, pruningIndex: 39 });
+    expect(await store.stats()).toMatchObject({ engine: "lmdb", network: NETWORK, messages: 0, unspentOutputs: 2, latestMilestoneIndex: 40, pruningIndex: 39 });
+    expect(await store.verify()).toBeUndefined();
     await store.close();
     const again = new LmdbStore(path);
     // A snapshot given to an existing store is not applied again.
@@ -504,40 +589,30 @@ describe("verify() on LMDB names the first record damaged on purpose", () => {
     expect(await check()).toBe(`child entry ${rounds[2]!.milestone.id} → ${ghost}: no message ${ghost} is stored`);
   });
 
-  it("the tip set (a tip by id without its entry by age, one by age that is no tip, a tip at another seq, a tip with a child entry, a count that drifted), a child entry at another seq than its child's, a message without its index entry, an index entry at another seq, a header seq not above every message's", async () => {
+  it("a record of an older schema's tip set, a child entry at another seq than its child's, a message without its index entry, an index entry at another seq, a header seq not above every message's", async () => {
     const path = freshPath();
     const { store, rounds, orphan } = await build(path, 3);
     const latest = rounds[2]!.milestone.id;
-    expect(store.allTips().sort()).toEqual([latest, orphan.id].sort());
     await store.close();
     const check = (): Promise<string | undefined> => verifyAt(path);
     const meta = (name: string): Buffer => Buffer.concat([Buffer.from([0]), Buffer.from(name)]);
-    const seq = await raw(path, (db) => Buffer.from(db.get(keyOf(0x05, latest))!));
     const seqOf = (s: Buffer): string => String(s.readBigUInt64BE(0));
+    const note = rounds[2]!.note.id;
+    const noteSeq = await raw(path, (db) => Buffer.from(db.get(keyOf(0x01, note))!.subarray(0, 8)));
 
-    await raw(path, (db) => db.remove(keyOf(0x06, seq, latest)));
-    expect(await check()).toBe(`tip ${latest}: no entry by age lists it`);
-    await raw(path, (db) => db.put(keyOf(0x06, seq, latest), Buffer.alloc(0)));
+    // The tip set schemas 1 to 3 kept (the migration drops it): an entry by id or by age, or its count, left behind.
+    for (const [left, named] of [
+      [keyOf(0x05, latest), `tip entry 05${latest}: a record of the tip set an older schema kept`],
+      [keyOf(0x06, noteSeq, note), `tip entry 06${hexOf(noteSeq)}${note}: a record of the tip set an older schema kept`],
+      [meta("tips"), `header: the "tips" record of an older schema is left`],
+    ] as const) {
+      await raw(path, (db) => db.put(left, Buffer.alloc(8)));
+      expect(await check()).toBe(named);
+      await raw(path, (db) => db.remove(left));
+    }
     expect(await check()).toBeUndefined();
 
-    // An age entry left behind by a tip that went: the oldest would be "dropped" in its place and the count go wrong.
-    const note = rounds[2]!.note.id;
-    await raw(path, (db) => db.put(keyOf(0x06, "00".repeat(7) + "05", note), Buffer.alloc(0)));
-    expect(await check()).toBe(`tip age entry ${note} at seq 5: it is not a tip at that seq`);
-    await raw(path, (db) => db.remove(keyOf(0x06, "00".repeat(7) + "05", note)));
-
-    const other = Buffer.alloc(8);
-    other.writeBigUInt64BE(seq.readBigUInt64BE(0) + 1n);
-    await raw(path, (db) => db.put(keyOf(0x05, latest), other));
-    expect(await check()).toBe(`tip ${latest}: at seq ${seqOf(other)}, but message ${latest} has seq ${seqOf(seq)}`);
-    await raw(path, (db) => db.put(keyOf(0x05, latest), seq));
-
-    // A child entry naming a stored message (the note, at its seq) under the tip: the tip is no tip.
-    const noteSeq = await raw(path, (db) => Buffer.from(db.get(keyOf(0x01, note))!.subarray(0, 8)));
-    await raw(path, (db) => db.put(keyOf(0x03, orphan.id, noteSeq, note), Buffer.alloc(0)));
-    expect(await check()).toBe(`tip ${orphan.id}: a child entry lists a message under it`);
-    // The same entry at another seq than the note's: the entry is wrong before the tip is.
-    await raw(path, (db) => db.remove(keyOf(0x03, orphan.id, noteSeq, note)));
+    // A child entry naming a stored message (the note) at another seq than the note's.
     await raw(path, (db) => db.put(keyOf(0x03, orphan.id, "00".repeat(8), note), Buffer.alloc(0)));
     expect(await check()).toBe(`child entry ${orphan.id} → ${note}: at seq 0, but message ${note} has seq ${seqOf(noteSeq)}`);
     await raw(path, (db) => db.remove(keyOf(0x03, orphan.id, "00".repeat(8), note)));
@@ -565,14 +640,113 @@ describe("verify() on LMDB names the first record damaged on purpose", () => {
     expect(await check()).toBe(`message ${hexOf(firstMessage.subarray(1))}: at seq ${seqOf(firstSeq)}, not below the header's next seq ${seqOf(firstSeq)}`);
     await raw(path, (db) => db.put(meta("seq"), next));
     expect(await check()).toBeUndefined();
+  });
 
-    const count = await raw(path, (db) => Buffer.from(db.get(meta("tips"))!));
-    expect(count.readBigUInt64BE(0)).toBe(2n);
-    const drifted = Buffer.alloc(8);
-    drifted.writeBigUInt64BE(3n);
-    await raw(path, (db) => db.put(meta("tips"), drifted));
-    expect(await check()).toBe(`header: the "tips" record counts 3 tips, the store holds 2`);
-    await raw(path, (db) => db.put(meta("tips"), count));
+  it("the ledger is what confirmed milestones made it: an output booked by no milestone or a later one, a spend confirmed by none, an output at the next output seq, an address entry at another seq, a claim on a spent or unknown output or made later", async () => {
+    const path = freshPath();
+    // The owner's change, claimed by a pending transaction.
+    const { store, rounds, change } = await buildWithClaim(path);
+    expect(await store.verify()).toBeUndefined();
+    await store.close();
+    const check = (): Promise<string | undefined> => verifyAt(path);
+    const meta = (name: string): Buffer => Buffer.concat([Buffer.from([0]), Buffer.from(name)]);
+    /** Writes `bytes` at `at` into the record under `recordKey`, checks verify names it `named`, and puts it back. */
+    const damaged = async (recordKey: Buffer, at: number, bytes: Buffer, named: string): Promise<void> => {
+      const record = await raw(path, (db) => Buffer.from(db.get(recordKey)!));
+      const changed = Buffer.from(record);
+      bytes.copy(changed, at);
+      await raw(path, (db) => db.put(recordKey, changed));
+      expect(await check()).toBe(named);
+      await raw(path, (db) => db.put(recordKey, record));
+      expect(await check()).toBeUndefined();
+    };
+    const paid = rounds[2]!.paid;
+    // Output: messageId 32 | seq u64 | milestoneIndexBooked u32 | …; spent record and claim: two ids | u32.
+    await damaged(keyOf(0x07, paid), 40, u32(0xffffffff), `output ${paid}: booked by no milestone`);
+    await damaged(keyOf(0x07, paid), 40, u32(9), `output ${paid}: booked by milestone 9, after the latest 3`);
+    const spentByRound2 = rounds[1]!.spent;
+    await damaged(keyOf(0x08, spentByRound2), 64, u32(0xffffffff), `spent record ${spentByRound2}: confirmed by no milestone`);
+    await damaged(keyOf(0x08, spentByRound2), 64, u32(4), `spent record ${spentByRound2}: confirmed by milestone 4, after the latest 3`);
+    await damaged(keyOf(0x14, change), 64, u32(4), `claim on output ${change}: made at milestone 4, after the latest 3`);
+
+    // The header's next output seq at or below an output's: the next milestone would book an output at its seq.
+    const firstOutput = await raw(path, (db) => [...db.getRange({ start: Buffer.from([0x07]), end: Buffer.from([0x08]), limit: 1 })].map(({ key, value }) => ({ id: hexOf(key.subarray(1)), seq: Buffer.from(value.subarray(32, 40)) }))[0]!);
+    const nextOutput = await raw(path, (db) => Buffer.from(db.get(meta("outputSeq"))!));
+    expect(nextOutput.readBigUInt64BE(0)).toBe(1n + 3n * 2n);
+    await raw(path, (db) => db.put(meta("outputSeq"), firstOutput.seq));
+    const seqText = String(firstOutput.seq.readBigUInt64BE(0));
+    expect(await check()).toBe(`output ${firstOutput.id}: at output seq ${seqText}, not below the header's next output seq ${seqText}`);
+    await raw(path, (db) => db.remove(meta("outputSeq")));
+    expect(await check()).toBe(`header: the "outputSeq" record is missing`);
+    await raw(path, (db) => db.put(meta("outputSeq"), nextOutput));
+
+    // An address entry of an output at another seq than the output's: the list would name it twice.
+    const recipient = rounds[2]!.recipient.address;
+    const paidSeq = await raw(path, (db) => Buffer.from(db.get(keyOf(0x07, paid))!.subarray(32, 40)));
+    const stray = keyOf(0x09, recipient, "00".repeat(8), paid);
+    await raw(path, (db) => db.put(stray, Buffer.from([0])));
+    expect(await check()).toBe(`address ${hexOf(recipient)}: its unspent outputs list ${paid} at output seq 0, but the output has seq ${paidSeq.readBigUInt64BE(0)}`);
+    await raw(path, (db) => db.remove(stray));
+
+    // A claim on an output the ledger spent (its claim should have gone with the spend). One on an output neither the
+    // ledger nor a pending transaction holds is harmless (its pending output went first) and only needs its entry.
+    const claim = await raw(path, (db) => Buffer.from(db.get(keyOf(0x14, change))!));
+    await raw(path, (db) => db.put(keyOf(0x14, spentByRound2), claim));
+    expect(await check()).toBe(`claim on output ${spentByRound2}: the output is spent`);
+    await raw(path, (db) => db.remove(keyOf(0x14, spentByRound2)));
+    const unknown = "ab".repeat(32) + "0000";
+    await raw(path, (db) => db.put(keyOf(0x14, unknown), claim));
+    expect(await check()).toMatch(new RegExp(`^claim on output ${unknown}: made at milestone \\d+, but no entry of that index lists it$`));
+    await raw(path, (db) => db.remove(keyOf(0x14, unknown)));
+    expect(await check()).toBeUndefined();
+  });
+
+  it("claims and pending outputs: a claim on a pending output is sound; a pending output the ledger books, or made later; an entry by index missing, naming nothing, or at another index", async () => {
+    const path = freshPath();
+    // A pending transaction, and a chained spend claiming its output: both sound.
+    const { store, owner, rounds, change, pending } = await buildWithClaim(path);
+    const chained = spend(owner, [pending.created[0]!], [single(owner, TOTAL_SUPPLY - 3 * MI)], [pending.acceptance.id]);
+    expect(await store.accept(chained.acceptance)).toEqual({ stored: true });
+    expect(await store.claim(pending.created[0]!)).toMatchObject({ transactionId: chained.transactionId, index: 3 });
+    expect(await store.verify()).toBeUndefined();
+    await store.close();
+    const check = (): Promise<string | undefined> => verifyAt(path);
+    const made = pending.created[0]!;
+    const entry = (index: number, kind: number, id: string): Buffer => keyOf(0x16, u32(index), Uint8Array.of(kind), id);
+    const record = await raw(path, (db) => Buffer.from(db.get(keyOf(0x15, made))!));
+    expect(record).toHaveLength(78);
+
+    // Booked by the ledger as well (a confirmation that left it behind).
+    await raw(path, (db) => db.put(keyOf(0x15, rounds[2]!.paid), record));
+    expect(await check()).toBe(`pending output ${rounds[2]!.paid}: the ledger books it already`);
+    await raw(path, (db) => db.remove(keyOf(0x15, rounds[2]!.paid)));
+    // Pending record: messageId 32 | index u32 | …: made after the latest, and its entry then at the wrong index.
+    const later = Buffer.from(record);
+    u32(4).copy(later, 32);
+    await raw(path, (db) => db.put(keyOf(0x15, made), later));
+    expect(await check()).toBe(`pending output ${made}: made at milestone 4, after the latest 3`);
+    await raw(path, (db) => db.put(keyOf(0x15, made), record));
+    expect(await check()).toBeUndefined();
+
+    // The entries by index: one missing (pruning would never find the record), one naming no record, one at another
+    // index than its record's.
+    await raw(path, (db) => db.remove(entry(3, 0x15, made)));
+    expect(await check()).toBe(`pending output ${made}: made at milestone 3, but no entry of that index lists it`);
+    await raw(path, (db) => db.put(entry(3, 0x15, made), Buffer.alloc(0)));
+    await raw(path, (db) => db.remove(entry(3, 0x14, change)));
+    expect(await check()).toBe(`claim on output ${change}: made at milestone 3, but no entry of that index lists it`);
+    await raw(path, (db) => db.put(entry(3, 0x14, change), Buffer.alloc(0)));
+    expect(await check()).toBeUndefined();
+    const ghost = "cd".repeat(32) + "0000";
+    await raw(path, (db) => db.put(entry(2, 0x15, ghost), Buffer.alloc(0)));
+    expect(await check()).toBe(`entry of milestone 2 → pending output ${ghost}: none is stored`);
+    await raw(path, (db) => db.remove(entry(2, 0x15, ghost)));
+    await raw(path, (db) => db.put(entry(1, 0x14, change), Buffer.alloc(0)));
+    expect(await check()).toBe(`entry of milestone 1 → claim on output ${change}: made at milestone 3`);
+    await raw(path, (db) => db.remove(entry(1, 0x14, change)));
+    await raw(path, (db) => db.put(entry(1, 0x13, change), Buffer.alloc(0)));
+    expect(await check()).toBe(`entry 16${hexOf(u32(1))}13${change} of the claims and pending outputs by index: 40 bytes of kind 13, expected 40 of kind 14 or 15`);
+    await raw(path, (db) => db.remove(entry(1, 0x13, change)));
     expect(await check()).toBeUndefined();
   });
 });
@@ -592,6 +766,7 @@ describe("a schema-1 store is migrated when it opens", () => {
     const before = await raw(path, async (db) => {
       const keys = listed(db);
       await db.transaction(() => {
+        asSchema3(db);
         for (const k of keys) db.removeSync(Buffer.from(k, "hex"));
         db.removeSync(meta("pruning"));
         db.putSync(meta("schema"), Buffer.from([0, 0, 0, 1]));
@@ -608,7 +783,7 @@ describe("a schema-1 store is migrated when it opens", () => {
     await migrated.close();
     await raw(path, (db) => {
       expect(listed(db)).toEqual(before);
-      expect(db.get(meta("schema"))).toEqual(Buffer.from([0, 0, 0, 3]));
+      expect(db.get(meta("schema"))).toEqual(Buffer.from([0, 0, 0, 4]));
       expect(db.get(meta("pruning"))).toEqual(Buffer.from([0, 0, 0, 0]));
       expect([...db.getKeys({ start: Buffer.from([0x02]), end: Buffer.from([0x03]) })]).toEqual([]);
     });
@@ -628,6 +803,7 @@ describe("a schema-1 store is migrated when it opens", () => {
     const meta = (name: string): Buffer => Buffer.concat([Buffer.from([0]), Buffer.from(name)]);
     await raw(path, async (db) => {
       await db.transaction(() => {
+        asSchema3(db);
         for (const p of [0x11, 0x12, 0x13]) for (const k of [...db.getKeys({ start: Buffer.from([p]), end: Buffer.from([p + 1]) })]) db.removeSync(Buffer.from(k));
         db.removeSync(meta("pruning"));
         db.putSync(meta("schema"), Buffer.from([0, 0, 0, 1]));
@@ -670,7 +846,7 @@ describe("a schema-1 store is migrated when it opens", () => {
     expect(await node.isTokenRevoked("jti-1")).toBe(true);
     expect(await node.isTokenRevoked("jti-2")).toBe(true);
     await node.close();
-    expect(await schema()).toEqual(Buffer.from([0, 0, 0, 3]));
+    expect(await schema()).toEqual(Buffer.from([0, 0, 0, 4]));
     const later = await openSharedStore({ dataDir: path });
     expect(await later.verify()).toBeUndefined();
     await later.close();
@@ -700,6 +876,7 @@ describe("a schema-2 store is migrated when it opens", () => {
     const orphan = "ee".repeat(32);
     await raw(path, (db) =>
       db.transaction(() => {
+        asSchema3(db);
         db.putSync(meta("schema"), Buffer.from([0, 0, 0, 2]));
         expect(splitMessageRecords(db).sort()).toEqual([...ids].sort());
         db.putSync(keyOf(0x02, orphan), Buffer.alloc(35));
@@ -759,8 +936,157 @@ describe("a schema-2 store is migrated when it opens", () => {
     expect(await node.has(rounds[0]!.milestone.id)).toBe(false);
     expect(await node.verify()).toBeUndefined();
     await node.close();
-    expect(await schema()).toEqual(Buffer.from([0, 0, 0, 3]));
+    expect(await schema()).toEqual(Buffer.from([0, 0, 0, 4]));
     expect(await apart()).toEqual([]);
+  });
+});
+
+describe("a schema-3 store is migrated when it opens: the ledger becomes what confirmed milestones made it", () => {
+  it("the tip set goes, unbooked outputs and unconfirmed spends are rolled back into pending outputs and claims (so a chained spend goes on working), and nothing else changes; the store goes on as one made at schema 4", async () => {
+    const path = freshPath();
+    const owner = wallet();
+    const alice = wallet();
+    const bob = wallet();
+    const store = new LmdbStore(path);
+    await store.open({ network: NETWORK, genesis: genesisOf(owner, TOTAL_SUPPLY) });
+    const amount = (s: Spend, to: Wallet, value: number): string =>
+      s.created[s.payload.essence.outputs.findIndex((o) => hexOf(o.address.address) === hexOf(to.address) && o.amount === value)]!;
+    // Milestone 1 confirms a payment to Alice.
+    const paid = spend(owner, [GENESIS_OUTPUT], [single(alice, 10 * MI), single(owner, TOTAL_SUPPLY - 10 * MI)]);
+    await store.accept(paid.acceptance);
+    const ms1 = await milestoneOf(store, 1, [paid.acceptance.id], [{ messageId: paid.acceptance.id, ledgerInclusionState: "included" }], [paid]);
+    await store.accept(ms1);
+    const change = amount(paid, owner, TOTAL_SUPPLY - 10 * MI);
+    // Pending: the owner pays Bob (through the API: a claim on the change), with a dust allowance; Bob passes 5 Mi on
+    // to Alice (from a peer: no claim, and its input is not in the confirmed ledger).
+    const rest = TOTAL_SUPPLY - 16 * MI;
+    const toBob = spend(owner, [change], [single(bob, 5 * MI), dustAllowance(bob, MI), single(owner, rest)], [ms1.id]);
+    expect(await store.accept(toBob.acceptance)).toEqual({ stored: true });
+    const onward = spend(bob, [amount(toBob, bob, 5 * MI)], [single(alice, 5 * MI)], [toBob.acceptance.id]);
+    expect(await store.accept({ ...onward.acceptance, claim: undefined })).toEqual({ stored: true });
+    // Milestone 2 confirms a note only; a message after it is still unreferenced.
+    const note = indexation([ms1.id], "note");
+    await store.accept(note);
+    const ms2 = await milestoneOf(store, 2, [note.id], [{ messageId: note.id, ledgerInclusionState: "noTransaction" }], []);
+    await store.accept(ms2);
+    const tail = indexation([ms2.id], "tail");
+    await store.accept(tail);
+    expect(await store.redeemNonce("kept nonce", Date.now() + 60_000)).toBe(true);
+    await store.revokeToken("kept jti", Date.now() + 60_000);
+    const secret = Buffer.from(await store.secret("kept secret", () => new Uint8Array(32).fill(5)));
+    const messages = [paid.acceptance, ms1, toBob.acceptance, onward.acceptance, note, ms2, tail];
+    const outputs = [GENESIS_OUTPUT, ...paid.created, ...toBob.created, ...onward.created];
+    const wallets = [owner, alice, bob];
+    /** Everything a reader sees, but the claims. */
+    const seen = async (s: LmdbStore): Promise<unknown> => ({
+      messages: await Promise.all(messages.map(async (m) => ({ bytes: hexOf((await s.get(m.id))!.bytes), metadata: await s.metadata(m.id), children: await s.children(m.id, 10) }))),
+      index: await s.findByIndex(utf8.encode("note"), 10),
+      unreferenced: await s.unreferenced(10),
+      outputs: await Promise.all(outputs.map(async (o) => (await s.output(o)) ?? null)),
+      balances: await Promise.all(wallets.map((w) => s.addressBalance(w.address))),
+      addressOutputs: await Promise.all(wallets.map((w) => s.addressOutputs(w.address, { max: 10, includeSpent: true }))),
+      milestones: await Promise.all([1, 2].map(async (i) => [await s.milestone(i), await s.utxoChanges(i)])),
+      stats: (({ messages: m, unspentOutputs, latestMilestoneIndex, pruningIndex }) => ({ m, unspentOutputs, latestMilestoneIndex, pruningIndex }))(await s.stats()),
+    });
+    const native = await seen(store);
+    expect(await store.claim(change)).toEqual({ transactionId: toBob.transactionId, messageId: toBob.acceptance.id, index: 1 });
+    expect(await store.verify()).toBeUndefined();
+    await store.close();
+    // The same store at schema 4, kept aside to compare with.
+    const reference = freshPath();
+    mkdirSync(reference);
+    cpSync(join(path, "data.mdb"), join(reference, "data.mdb"));
+
+    // Schema 3 as the previous version wrote it: the two pending transactions applied at acceptance, the tip set.
+    await raw(path, (db) => db.transaction(() => asSchema3(db, [toBob, onward])));
+    const meta = (name: string): Buffer => Buffer.concat([Buffer.from([0]), Buffer.from(name)]);
+    await raw(path, (db) => {
+      expect(db.get(meta("schema"))).toEqual(Buffer.from([0, 0, 0, 3]));
+      // The tips: the pending payment onward and the tail (every other message has a child).
+      const tips = [...db.getKeys({ start: Buffer.from([0x05]), end: Buffer.from([0x06]) })].map((k) => hexOf(k.subarray(1)));
+      expect(tips.sort()).toEqual([onward.acceptance.id, tail.id].sort());
+      expect(db.get(meta("tips"))!.readBigUInt64BE(0)).toBe(2n);
+      expect(db.get(meta("outputSeq"))).toBeUndefined();
+      // The ledger moved at acceptance: the change spent by no milestone, Bob's outputs unbooked, Alice paid twice.
+      expect(db.get(keyOf(0x08, change))!.subarray(64)).toEqual(Buffer.from([0xff, 0xff, 0xff, 0xff]));
+      expect(db.get(keyOf(0x07, onward.created[0]!))!.subarray(40, 44)).toEqual(Buffer.from([0xff, 0xff, 0xff, 0xff]));
+      expect(db.get(keyOf(0x0b, alice.address))!.readBigUInt64BE(0)).toBe(BigInt(15 * MI));
+      expect(db.get(keyOf(0x14, change))).toBeUndefined();
+    });
+    // A tool beside a node refuses it, the store untouched.
+    const tool = new LmdbStore(path);
+    expect(await refusal(tool.openExisting())).toMatchObject({ code: "STORE_UNAVAILABLE", message: `the store at ${path} is at schema version 3: start chrysalis serve on it once to migrate it` });
+    await tool.close();
+
+    const migrated = new LmdbStore(path);
+    expect(await migrated.open({ network: NETWORK })).toEqual({ created: false, ledger: true });
+    expect(await seen(migrated)).toEqual(native);
+    // The rolled-back spend is a claim made at the latest milestone (2): it lapses 15 milestones after the migration.
+    expect(await migrated.claim(change)).toEqual({ transactionId: toBob.transactionId, messageId: toBob.acceptance.id, index: 2 });
+    // The unbooked outputs are pending outputs made at 2, whoever sent their transaction (schema 3 could not tell): a
+    // submission may spend them as it could before the migration. Bob's 5 Mi, spent onward, is held by that spend.
+    const bobs = amount(toBob, bob, 5 * MI);
+    for (const s of [toBob, onward]) {
+      for (const [i, output] of s.payload.essence.outputs.entries()) {
+        expect(await migrated.pendingOutput(s.created[i]!)).toEqual({ outputId: s.created[i], transactionId: s.transactionId, messageId: s.acceptance.id, output, index: 2 });
+      }
+    }
+    expect(await migrated.claim(bobs)).toEqual({ transactionId: onward.transactionId, messageId: onward.acceptance.id, index: 2 });
+    expect(await migrated.isTokenRevoked("kept jti")).toBe(true);
+    expect(await migrated.redeemNonce("kept nonce", Date.now() + 60_000)).toBe(false);
+    expect(Buffer.from(await migrated.secret("kept secret", () => new Uint8Array(32))).equals(secret)).toBe(true);
+    expect(await migrated.verify()).toBeUndefined();
+    await raw(path, (db) => {
+      expect(db.get(meta("schema"))).toEqual(Buffer.from([0, 0, 0, 4]));
+      expect([...db.getKeys({ start: Buffer.from([0x05]), end: Buffer.from([0x07]) })]).toEqual([]);
+      expect(db.get(meta("tips"))).toBeUndefined();
+      expect(db.get(meta("outputSeq"))!.readBigUInt64BE(0)).toBe(db.get(meta("seq"))!.readBigUInt64BE(0) * 128n);
+    });
+
+    // The API goes on refusing a second spend of the change, and of Bob's output (held by the spend onward), and a
+    // spend of an output no transaction creates.
+    const again = spend(owner, [change], [single(owner, TOTAL_SUPPLY - 10 * MI)], [tail.id], "again");
+    const refused = await refusal(migrated.accept(again.acceptance));
+    expect(refused.code).toBe("INPUT_SPENT");
+    expect(refused.message).toContain(toBob.transactionId);
+    const twice = await refusal(migrated.accept(spend(bob, [bobs], [single(bob, 5 * MI)], [tail.id]).acceptance));
+    expect(twice.code).toBe("INPUT_SPENT");
+    expect(twice.message).toContain(onward.transactionId);
+    expect((await refusal(migrated.accept(spend(bob, ["ab".repeat(32) + "0000"], [single(bob, 5 * MI)], [tail.id]).acceptance))).code).toBe("INPUT_NOT_FOUND");
+    // The owner's rest, a pending output of the payment to Bob, is spent by a submission (a chained spend), on the
+    // migrated store as on the one made at schema 4 (where the payment's claim recorded it).
+    const other = new LmdbStore(reference);
+    await other.open({ network: NETWORK });
+    const chained = spend(owner, [amount(toBob, owner, rest)], [single(alice, rest)], [tail.id], "chained");
+    for (const s of [migrated, other]) expect(await s.accept(chained.acceptance)).toEqual({ stored: true });
+    expect(await migrated.claim(amount(toBob, owner, rest))).toEqual({ transactionId: chained.transactionId, messageId: chained.acceptance.id, index: 2 });
+    expect((await refusal(migrated.accept(spend(owner, [amount(toBob, owner, rest)], [single(owner, rest)], [tail.id], "chained again").acceptance))).code).toBe("INPUT_SPENT");
+    expect(await migrated.verify()).toBeUndefined();
+
+    // Milestone 3 confirms the three pending transactions, on the migrated store and on the one made at schema 4: the
+    // same, and no claim, pending output or entry by index left on either.
+    const referenced: ReferencedMessage[] = [
+      { messageId: toBob.acceptance.id, ledgerInclusionState: "included" },
+      { messageId: onward.acceptance.id, ledgerInclusionState: "included" },
+      { messageId: tail.id, ledgerInclusionState: "noTransaction" },
+      { messageId: chained.acceptance.id, ledgerInclusionState: "included" },
+    ];
+    for (const s of [migrated, other]) expect(await s.accept(await milestoneOf(s, 3, [onward.acceptance.id, chained.acceptance.id], referenced, [toBob, onward, chained]))).toEqual({ stored: true });
+    const confirmed = await seen(migrated);
+    expect(confirmed).toEqual(await seen(other));
+    expect(await migrated.addressBalance(alice.address)).toEqual({ balance: 15 * MI + rest, dustAllowance: 0, dustOutputs: 0 });
+    expect(await migrated.addressBalance(bob.address)).toEqual({ balance: MI, dustAllowance: MI, dustOutputs: 0 });
+    expect(await migrated.addressBalance(owner.address)).toEqual({ balance: 0, dustAllowance: 0, dustOutputs: 0 });
+    expect(await migrated.claim(change)).toBeUndefined();
+    for (const id of [...toBob.created, ...onward.created, ...chained.created]) expect(await migrated.pendingOutput(id)).toBeUndefined();
+    expect(await migrated.verify()).toBeUndefined();
+    expect(await other.verify()).toBeUndefined();
+    await other.close();
+    await migrated.close();
+    for (const p of [path, reference]) {
+      const left = await raw(p, (db) => [0x14, 0x15, 0x16].map((prefix) => db.getKeysCount({ start: Buffer.from([prefix]), end: Buffer.from([prefix + 1]) })));
+      expect(left).toEqual([0, 0, 0]);
+    }
   });
 });
 

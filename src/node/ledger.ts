@@ -1,8 +1,10 @@
-// The semantic rules of a transaction against the UTXO ledger (PROTOCOL.md §3), in the two parts a store needs:
+// The semantic rules of a transaction against the UTXO ledger (PROTOCOL.md §3), as the API checks a submission early
+// (white-flag decides at confirmation: confirmation.ts):
 // - checkSpend: what depends only on the consumed outputs' contents (amounts balance, addresses and signatures unlock).
 //   An output's contents never change once created, so this may run before the store's atomic write.
-// - checkLedgerState: what depends on the ledger's state (each input exists and is unspent, the dust rule). Every store
-//   engine runs it INSIDE its atomic write, on records read in that write, so no two transactions can both pass it.
+// - checkLedgerState: what depends on the ledger's state (each input exists and is unspent, the dust rule).
+// - checkClaim: the claim rule every store engine runs INSIDE its accept write, so that of two submissions spending
+//   one output exactly one is accepted.
 // Plus the per-address balance arithmetic the engines share, and MemoryLedger, a standalone in-memory UtxoResolver.
 import { ProtocolError } from "../bytes/errors.js";
 import { toHex } from "../bytes/hex.js";
@@ -11,7 +13,7 @@ import { outputId } from "../model/ids.js";
 import { verifyTransactionSignatures } from "../model/transaction.js";
 import type { Output, TransactionPayload, UtxoInput } from "../model/types.js";
 import { NodeError } from "./errors.js";
-import type { AddressBalance, GenesisOutput, LedgerMutation, OutputRecord } from "./store/contract.js";
+import { PENDING_CLAIM_MILESTONES, type AddressBalance, type ClaimRecord, type GenesisOutput, type LedgerMutation, type OutputRecord, type PendingOutput, type SpendClaim } from "./store/contract.js";
 
 /** An OutputRecord as checkLedgerState reads it. */
 export function ledgerOutput(record: OutputRecord | undefined): LedgerOutput | undefined {
@@ -20,19 +22,26 @@ export function ledgerOutput(record: OutputRecord | undefined): LedgerOutput | u
 
 /** An output as a resolver knows it. */
 export interface LedgerOutput {
+  /** The output's address and amount: what an input spending it must unlock and brings to the sums. */
   readonly output: Output;
+  /** True once a transaction spent it: a further spend is INPUT_SPENT. */
   readonly spent: boolean;
 }
 
 /** The dust bookkeeping of one address: the sum of its dust-allowance outputs and how many dust outputs it holds. */
 export interface DustState {
+  /** Sum of its unspent dust-allowance outputs' amounts: it may hold dustCapacity(allowance) dust outputs. */
   readonly allowance: number;
+  /** How many unspent dust outputs (below DUST_THRESHOLD) it holds. */
   readonly dustOutputs: number;
 }
 
 /** What checkTransaction asks a ledger: `output` is required; `dust` enables the dust rule. */
 export interface UtxoResolver {
+  /** The output of this id (68 hex characters) and whether it is spent; undefined when the ledger has none
+   * (INPUT_NOT_FOUND). */
   output(outputId: string): Promise<LedgerOutput | undefined>;
+  /** The dust state of the address (its 32 Ed25519 address bytes); zeros for one that holds nothing. */
   dust?(address: Uint8Array): Promise<DustState>;
 }
 
@@ -76,9 +85,13 @@ export function checkSpend(payload: TransactionPayload, consumed: readonly Outpu
 
 /** How accepting a transaction changes one address's AddressBalance (engines add these to what they keep). */
 export interface BalanceDelta {
+  /** The address's 32 Ed25519 address bytes. */
   readonly address: Uint8Array;
+  /** What its balance changes by (negative for a net spend). */
   balance: number;
+  /** What its dust-allowance sum changes by. */
   dustAllowance: number;
+  /** What its count of dust outputs changes by. */
   dustOutputs: number;
   /** The transaction adds dust to the address or lowers its allowance: only then is the dust rule checked for it. */
   tightens: boolean;
@@ -113,6 +126,22 @@ export function balanceDeltas(consumed: readonly Output[], created: readonly Out
   return deltas;
 }
 
+/**
+ * The per-address balance changes of confirming a milestone (MilestoneApplication): balanceDeltas of the outputs it
+ * spends and creates, leaving out every output it both creates and spends. Those change no balance, and leaving them
+ * out keeps every sum within the total supply (the outputs left are distinct unspent ones before, or after, the
+ * milestone): a chain of spends of one large output inside a milestone would otherwise add and subtract amounts past
+ * 2^53, where doubles round.
+ */
+export function milestoneDeltas(created: readonly { outputId: string; output: Output }[], consumed: readonly { outputId: string; output: Output }[]): Map<string, BalanceDelta> {
+  const made = new Set(created.map((o) => o.outputId.toLowerCase()));
+  const spent = new Set(consumed.map((o) => o.outputId.toLowerCase()));
+  return balanceDeltas(
+    consumed.filter((o) => !made.has(o.outputId.toLowerCase())).map((o) => o.output),
+    created.filter((o) => !spent.has(o.outputId.toLowerCase())).map((o) => o.output),
+  );
+}
+
 export const EMPTY_BALANCE: AddressBalance = { balance: 0, dustAllowance: 0, dustOutputs: 0 };
 
 /** `balance` with `delta` added. */
@@ -130,7 +159,12 @@ export function checkLedgerState(
   mutation: LedgerMutation,
   entries: readonly (LedgerOutput | undefined)[],
   balanceOf: (addressHex: string) => AddressBalance,
-): { consumed: Output[]; deltas: Map<string, BalanceDelta> } {
+): {
+  /** The outputs the inputs spend, in input order: checkSpend's `consumed`. */
+  consumed: Output[];
+  /** The per-address balance changes, keyed by the address's hex, for the engine's write. */
+  deltas: Map<string, BalanceDelta>;
+} {
   const consumed: Output[] = [];
   for (let i = 0; i < mutation.consumed.length; i++) {
     const record = entries[i];
@@ -151,6 +185,52 @@ export function checkLedgerState(
     }
   }
   return { consumed, deltas };
+}
+
+/**
+ * The claim rule (Acceptance.claim), run by every engine inside its accept write: `outputs[i]` is what the confirmed
+ * ledger holds for claim.consumed[i], `pending[i]` the pending output of that id (read only where the ledger holds
+ * none), `claims[i]` the claim held on it, `latest` the confirmed milestone index. An output neither the ledger nor a
+ * live pending transaction holds is INPUT_NOT_FOUND; one spent by another transaction, or claimed by another
+ * transaction less than PENDING_CLAIM_MILESTONES milestones ago, INPUT_SPENT. Returns the output ids to claim now: an
+ * output this very transaction spent already (a reattachment of a confirmed transaction) is not claimed again.
+ */
+export function checkClaim(
+  claim: SpendClaim,
+  outputs: readonly (OutputRecord | undefined)[],
+  pending: readonly (PendingOutput | undefined)[],
+  claims: readonly (ClaimRecord | undefined)[],
+  latest: number,
+): string[] {
+  const claimed: string[] = [];
+  for (let i = 0; i < claim.consumed.length; i++) {
+    const id = claim.consumed[i]!;
+    const record = outputs[i];
+    const path = `${INPUTS_PATH}[${i}]`;
+    if (record === undefined) {
+      const made = pending[i];
+      if (made === undefined || claimLapsed(made, latest)) throw new NodeError("INPUT_NOT_FOUND", `output ${id} is unknown to the confirmed ledger and to every pending transaction`, { path });
+    } else if (record.spent !== undefined) {
+      if (record.spent.transactionId === claim.transactionId) continue;
+      throw new NodeError("INPUT_SPENT", `output ${id} is already spent`, { path });
+    }
+    const held = claims[i];
+    if (held !== undefined && held.transactionId !== claim.transactionId && !claimLapsed(held, latest)) {
+      throw new NodeError("INPUT_SPENT", `output ${id} is held by the pending transaction ${held.transactionId} (message ${held.messageId})`, { path });
+    }
+    claimed.push(id);
+  }
+  return claimed;
+}
+
+/** The pending outputs a claimed transaction in message `messageId` records, made at confirmed index `index`. */
+export function pendingOutputsOf(claim: SpendClaim, messageId: string, index: number): PendingOutput[] {
+  return claim.created.map((output, i) => ({ outputId: outputId(claim.transactionId, i), transactionId: claim.transactionId, messageId, output, index }));
+}
+
+/** A claim (or pending output) made PENDING_CLAIM_MILESTONES or more milestones before `latest` no longer holds. */
+export function claimLapsed(claim: Pick<ClaimRecord, "index">, latest: number): boolean {
+  return latest - claim.index >= PENDING_CLAIM_MILESTONES;
 }
 
 /**
@@ -224,7 +304,12 @@ export class MemoryLedger implements UtxoResolver {
   }
 
   /** Unspent outputs held by an address. */
-  unspent(address: Uint8Array): { outputId: string; output: Output }[] {
+  unspent(address: Uint8Array): {
+    /** The output's id, lowercase hex. */
+    outputId: string;
+    /** Its address and amount. */
+    output: Output;
+  }[] {
     const want = toHex(address);
     const out: { outputId: string; output: Output }[] = [];
     for (const [id, entry] of this.#outputs) if (!entry.spent && toHex(entry.output.address.address) === want) out.push({ outputId: id, output: entry.output });

@@ -32,6 +32,7 @@ const SIZE_TOLERANCE = 0.01;
  */
 const RECLAIM_SHARE = 0.1;
 
+/** How deep and how large a pruner keeps the store, and what drives its passes. */
 export interface PrunerOptions {
   /** Milestones whose messages are kept: the pruning target is latest − keep. 0 prunes nothing by depth; otherwise at
    * least MIN_PRUNE_KEEP. */
@@ -42,7 +43,12 @@ export interface PrunerOptions {
   /** Messages per step. Default DEFAULT_PRUNE_BATCH. */
   batch?: number | undefined;
   /** The node's event stream: a pass runs after each milestone event. Without it, a pass runs every `intervalMs`. */
-  events?: { subscribe(listener: NodeEventListener): () => void } | undefined;
+  events?:
+    | {
+        /** The node's subscribe: the pruner listens for milestone events until it stops. */
+        subscribe(listener: NodeEventListener): () => void;
+      }
+    | undefined;
   /** Milliseconds between passes without events; at least 1000 (default). */
   intervalMs?: number | undefined;
   /** Called after every step (the metrics count pruned messages and show the pruning index from it). */
@@ -51,6 +57,7 @@ export interface PrunerOptions {
   onError?: ((error: unknown) => void) | undefined;
 }
 
+/** What one whole pass of the pruner did. */
 export interface PruneResult {
   /** The store's pruning index after the pass. */
   readonly pruningIndex: number;
@@ -58,6 +65,7 @@ export interface PruneResult {
   readonly messages: number;
 }
 
+/** A pruner over one store, not started. */
 export interface Pruner {
   /** Prunes after every milestone (or every interval) until stop(). Does nothing when nothing is to be pruned. */
   start(): void;
@@ -87,6 +95,11 @@ const MAX_PAUSE_MS = 100;
 // Between steps the event loop runs what waits (submissions, reads), as Hornet's pruning yields between batches.
 const rest = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.min(MAX_PAUSE_MS, Math.max(0, ms))));
 
+/**
+ * A pruner for `store`: moves its pruning index towards latest − keep (and further while above the size target) in
+ * bounded atomic steps, resting between them. Throws INVALID_ARGUMENT for a `keep` pruneKeepProblem refuses or a size
+ * target that is not a whole number of bytes > 0.
+ */
 export function createPruner(store: NodeStore, options: PrunerOptions): Pruner {
   const problem = pruneKeepProblem(options.keep);
   if (problem !== undefined) throw new ProtocolError("INVALID_ARGUMENT", problem, { path: "keep" });

@@ -9,8 +9,10 @@
 // the main thread and lmdb-js's writer, whatever it holds: under a login load lmdb-js committed 3 or 4 redemptions a
 // commit, so the commit's fixed price was most of a login's store cost; waiting for the commit in flight, they went
 // about 9 a commit. On PostgreSQL each statement costs the node a round trip (most of what a raw read cost it: grouped,
-// a raw read's server CPU halved, and a complete submission's fell by 29%). Message writes do not go through here:
-// their commits are already large (their pages are most of the price), and the wait would only add a turn to each.
+// a raw read's server CPU halved, and a complete submission's fell by 29%). LMDB's message writes do not go through
+// here: their commits are already large (their pages are most of the price), and the wait would only add a turn to
+// each. PostgreSQL's do (those without a claim or a milestone): each announces itself to the other instances with a
+// NOTIFY, and notifying commits wait for one another across the whole cluster, so a group shares one.
 //
 // Bounded: a waiting call is a request in flight, which the edge's limits bound.
 

@@ -2,23 +2,28 @@
 // registry package), laid out as Hornet lays out its key-value store: a one-byte prefix per kind of record and keys
 // ordered so that every lookup is a point read or a range scan. Reads are synchronous on LMDB's memory map; each write
 // is all or nothing inside the LMDB transaction lmdb-js batches the writes in flight into (a nested transaction, or,
-// for the hot ones, accept and redeemNonce, every check before the first write: see #writeFlat), committed with fsync
-// before its promise resolves; nonce redemptions that arrive while one commits wait and are committed together
-// (Grouped). Several processes on one machine may open the same directory (LMDB's own locking).
+// for the hot ones, accept of a message that carries no milestone and redeemNonce, every check before the first write:
+// see #writeFlat), committed with fsync before its promise resolves; nonce redemptions that arrive while one commits
+// wait and are committed together (Grouped). Several processes on one machine may open the same directory (LMDB's own
+// locking).
 //
-// Key layout, schema version 3 (ids are raw bytes, seq numbers big-endian u64 so key order is arrival order):
-//   00 name                          meta: schema version, network, ledger flag, next seq, tip count, pruning index
-//                                    ("pruning", u32), coordinator keys of a snapshot ("coordinatorKeys", 32 bytes each)
+// Key layout, schema version 4 (ids are raw bytes, seq numbers big-endian u64 so key order is arrival order):
+//   00 name                          meta: schema version, network, ledger flag, next seq, next output seq
+//                                    ("outputSeq"), pruning index ("pruning", u32), coordinator keys of a snapshot
+//                                    ("coordinatorKeys", 32 bytes each)
 //   01 messageId                     the message's record: its metadata (records.ts, METADATA_SIZE bytes), then its
 //                                    canonical bytes. One record, so a message's write dirties one leaf page for
-//                                    both (a commit's price is the pages it writes: README, "by page")
+//                                    both (a commit's price is the pages it writes: README, "by page"), and a
+//                                    metadata read is one point read. Confirmation rewrites it whole: measured for a
+//                                    milestone of 2,000 messages, 1,450 pages written at ~300 bytes and 6,460 at
+//                                    ~8 KiB (overflow pages), against 60-360 with the confirmation fields in a record
+//                                    of their own, which costs every metadata read a second point read (+35-65%)
 //   03 parentId seq childId          children of a message, oldest first (empty value)
 //   04 len index seq                 messages by indexation index, oldest first → messageId
-//   05 messageId                     tips → seq
-//   06 seq messageId                 tips by age, to drop the oldest past maxTips (empty value)
-//   07 outputId                      outputs (records.ts)
-//   08 outputId                      spent outputs → transactionId, messageId, milestone
-//   09 address outputSeq outputId    unspent outputs of an address → output type
+//   07 outputId                      outputs of the confirmed ledger (records.ts), written by the milestone that
+//                                    books them (genesis and snapshot outputs when the store is made)
+//   08 outputId                      spent outputs → transactionId, messageId, milestone (confirmed spends only)
+//   09 address outputSeq outputId    unspent outputs of an address → output type (outputSeq: booking order)
 //   0a address outputSeq outputId    spent outputs of an address → output type
 //   0b address                       balance, dust allowance, dust outputs
 //   0c milestoneIndex (u32)          milestones → messageId, timestamp
@@ -27,23 +32,36 @@
 //   0f blake2b(jti)                  revoked JWT ids → expiry (f64 ms)
 //   10 name                          shared secrets
 //   11 seq messageId                 messages no milestone references yet, by arrival (empty value; written at accept,
-//                                    removed at confirm): pruning finds the ones left behind below a milestone
-//   12 milestoneIndex (u32) msgId    messages a milestone referenced (empty value): pruning finds a milestone's cone
+//                                    removed at confirm): unreferenced(), and pruning finds the ones left behind
+//   12 milestoneIndex (u32) msgId    messages a milestone referenced (empty value): pruning finds a milestone's cone,
+//                                    a snapshot the entry points of the last milestones
 //   13 messageId                     solid entry points → milestone index (u32), persisted when the store is made
-// Schemas 1 and 2 kept the metadata apart, under 02 messageId; schema 1 also had no 11, 12, 13 or "pruning". open() of
-// an older store brings it to schema 3 in the same write (one scan of 02, in bounded chunks: #migrate);
-// openExisting() (tools beside a node, which may be of that older version) refuses it.
+//   14 outputId                      claims of submitted transactions → transactionId, messageId, the milestone index
+//                                    when claimed (u32): written by accept (checkClaim), deleted when a milestone
+//                                    spends the output or releases the claim
+//   15 outputId                      pending outputs: what a claimed transaction would create (SpendClaim.created) →
+//                                    messageId, the milestone index when recorded, the output (records.ts): written
+//                                    by accept, deleted when a milestone books the output or finds its transaction
+//                                    conflicting (discarded)
+//   16 index (u32) kind outputId     claims (kind 14) and pending outputs (kind 15) by the milestone index they were
+//                                    made at (empty value): written and deleted with their record, so that pruning
+//                                    deletes the lapsed ones by a range delete in index order
+// Schemas 1 and 2 kept the metadata apart, under 02 messageId; schema 1 also had no 11, 12, 13 or "pruning". Schemas 1
+// to 3 moved the ledger at acceptance (outputs unbooked, spends without a milestone), kept a tip set (05 messageId →
+// seq, 06 seq messageId, a "tips" count) and had no 14, 15 or 16. open() of an older store brings it to schema 4 in
+// the same write (bounded chunks: #migrate); openExisting() (tools beside a node, which may be of that older version)
+// refuses it.
 import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { RootDatabase, Transaction } from "lmdb";
 import { ProtocolError } from "../../bytes/errors.js";
 import { fromHex, toHex } from "../../bytes/hex.js";
 import { blake2b256 } from "../../crypto/blake2b.js";
-import { TOTAL_SUPPLY } from "../../bytes/limits.js";
+import { BELOW_MAX_DEPTH, TOTAL_SUPPLY } from "../../bytes/limits.js";
 import { decodeMessage } from "../../model/codec.js";
-import type { Message } from "../../model/types.js";
+import type { Message, Output } from "../../model/types.js";
 import { NodeError } from "../errors.js";
-import { addBalance, balanceDeltas, checkLedgerState, EMPTY_BALANCE, isDustOutput, type BalanceDelta, type LedgerOutput } from "../ledger.js";
+import { addBalance, balanceDeltas, checkClaim, EMPTY_BALANCE, isDustOutput, milestoneDeltas, pendingOutputsOf, type BalanceDelta } from "../ledger.js";
 import { Grouped, eachOnItsOwn } from "./grouped.js";
 import { indexesOf, OUTPUTS_PER_SEQ, reason, storeClosed, storedMessage, storeTooNew } from "./common.js";
 import {
@@ -53,6 +71,7 @@ import {
   type AcceptResult,
   type AddressBalance,
   type AddressOutputsQuery,
+  type ClaimRecord,
   type EntryPoint,
   type GenesisOutput,
   type LedgerSnapshot,
@@ -61,6 +80,7 @@ import {
   type MilestoneRecord,
   type NodeStore,
   type OutputRecord,
+  type PendingOutput,
   type PruneStep,
   type SnapshotOutput,
   type StoredMessage,
@@ -71,18 +91,25 @@ import {
 } from "./contract.js";
 import {
   decodeBalance,
+  decodeClaim,
   decodeMetadata,
   decodeOutput,
   decodeOutputIdLists,
+  decodePendingOutput,
   decodeSpent,
   encodeBalance,
+  encodeClaim,
   encodeMetadata,
   encodeMilestone,
   encodeOutput,
   encodeOutputIdLists,
+  encodePendingOutput,
   encodeSpent,
   METADATA_SIZE,
+  NONE,
   OUTPUT_SIZE,
+  PENDING_SIZE,
+  SPENT_SIZE,
   getF64,
   getU32,
   getU64,
@@ -99,6 +126,7 @@ const MESSAGE = 0x01;
 const METADATA = 0x02;
 const CHILD = 0x03;
 const INDEX = 0x04;
+/** Schemas 1 to 3 only: the tip set, by id and by age, dropped by the migration (tips live in memory since). */
 const TIP = 0x05;
 const TIP_AGE = 0x06;
 const OUTPUT = 0x07;
@@ -114,14 +142,15 @@ const SECRET = 0x10;
 const UNREFERENCED = 0x11;
 const REFERENCED = 0x12;
 const ENTRY_POINT = 0x13;
+const CLAIM = 0x14;
+const PENDING = 0x15;
+const MADE_AT = 0x16;
 
 const text = new TextEncoder();
 const metaKey = (name: string): Buffer => key(META, text.encode(name));
 
 // Built on first use, not at import: chrysalis-core/node is imported in browsers too, where Buffer does not exist.
-let constants:
-  | { EMPTY: Buffer; SCHEMA: Buffer; NETWORK: Buffer; LEDGER: Buffer; SEQ: Buffer; TIP_COUNT: Buffer; PRUNING: Buffer; COORDINATOR_KEYS: Buffer; TIP_AGES: Buffer; TIP_AGES_END: Buffer }
-  | undefined;
+let constants: { EMPTY: Buffer; SCHEMA: Buffer; NETWORK: Buffer; LEDGER: Buffer; SEQ: Buffer; OUTPUT_SEQ: Buffer; TIP_COUNT: Buffer; PRUNING: Buffer; COORDINATOR_KEYS: Buffer } | undefined;
 function k(): NonNullable<typeof constants> {
   return (constants ??= {
     EMPTY: Buffer.alloc(0),
@@ -129,11 +158,11 @@ function k(): NonNullable<typeof constants> {
     NETWORK: metaKey("network"),
     LEDGER: metaKey("ledger"),
     SEQ: metaKey("seq"),
+    OUTPUT_SEQ: metaKey("outputSeq"),
+    /** Schemas 1 to 3 only: how many tips the tip set held. */
     TIP_COUNT: metaKey("tips"),
     PRUNING: metaKey("pruning"),
     COORDINATOR_KEYS: metaKey("coordinatorKeys"),
-    TIP_AGES: Buffer.from([TIP_AGE]),
-    TIP_AGES_END: Buffer.from([TIP_AGE + 1]),
   });
 }
 
@@ -168,6 +197,32 @@ function be64(value: number): Buffer {
   const out = Buffer.allocUnsafe(8);
   setU64(out, 0, value);
   return out;
+}
+
+/** The 16 entry of the claim (kind CLAIM) or pending output (kind PENDING) of `outputId` made at milestone `index`. */
+function madeAtKey(index: number, kind: number, outputId: Uint8Array): Buffer {
+  return key(MADE_AT, u32(index), Uint8Array.of(kind), outputId);
+}
+
+/** The milestone index a claim (14) or pending output (15) record was made at; undefined for a record too short to
+ * hold it (damage, which verify reports). */
+function madeAt(kind: number, record: Uint8Array): number | undefined {
+  const [at, size] = kind === CLAIM ? [64, SPENT_SIZE] : [32, PENDING_SIZE];
+  return record.length === size ? getU32(record, at) : undefined;
+}
+
+/**
+ * Deletes the claim (kind CLAIM) or pending output (kind PENDING) of `outputId`, with its 16 entry, in the caller's
+ * write; a claim only when `heldBy` is unset or its transaction. Reads the record for the index its entry is under.
+ */
+function dropMade(db: Db, kind: number, outputId: Uint8Array, heldBy?: string): void {
+  const recordKey = key(kind, outputId);
+  const record = db.get(recordKey);
+  if (record === undefined) return;
+  if (heldBy !== undefined && toHex(record.subarray(0, 32)) !== heldBy.toLowerCase()) return;
+  db.removeSync(recordKey);
+  const index = madeAt(kind, record);
+  if (index !== undefined) db.removeSync(madeAtKey(index, kind, outputId));
 }
 
 /**
@@ -217,30 +272,30 @@ function hashedText(prefix: number, value: string): Buffer {
   return key(prefix, blake2b256(textScratch.subarray(0, written)));
 }
 
+/** Where an LmdbStore keeps its files, and the entry points a new store starts from. */
 export interface LmdbStoreOptions {
   /** The data directory (created when missing); LMDB keeps data.mdb and lock.mdb in it. */
   path: string;
   /** Solid entry points (ids that count as known parents), persisted when a store is made without a snapshot (or
    * migrated from schema 1); a store that exists uses the ones it persisted. Default: the all-zero message id. */
   entryPoints?: string[];
-  /** Most tips kept; past it the oldest tip is dropped. Default 1000. */
-  maxTips?: number;
 }
 
 type Db = RootDatabase<Buffer, Buffer>;
 
+/**
+ * The embedded engine, the node's default: LMDB in one directory (`--data-dir`), with synchronous reads from its memory
+ * map. Choose it for a node on one machine; several processes there may share the directory, but not hear each other.
+ */
 export class LmdbStore implements NodeStore {
   readonly engine = "lmdb";
   /** The constructor's entry points until the store opens, then the ones the store persisted when it was made. */
   readonly entryPoints: ReadonlyMap<string, number>;
   /** The absolute data directory. */
   readonly path: string;
-  readonly #maxTips: number;
   // The same map as `entryPoints`, refilled in place at open so that whoever holds the public one sees the store's.
   readonly #entryPoints: Map<string, number>;
   #db: Db | undefined;
-  // The hot range reads' probe, for the environment it was made on (see RangeProbe).
-  #probe: { db: Db; probe: RangeProbe } | undefined;
   #env: Promise<Db> | undefined;
   #closed = false;
   /** What close() does, once: a second call waits for the same. */
@@ -259,7 +314,6 @@ export class LmdbStore implements NodeStore {
   constructor(options: LmdbStoreOptions | string) {
     const o = typeof options === "string" ? { path: options } : options;
     this.path = resolve(o.path);
-    this.#maxTips = Math.max(1, o.maxTips ?? 1000);
     this.#entryPoints = new Map((o.entryPoints ?? [ZERO_MESSAGE_ID]).map((id) => [id.toLowerCase(), 0]));
     this.entryPoints = this.#entryPoints;
   }
@@ -379,7 +433,6 @@ export class LmdbStore implements NodeStore {
   async #release(): Promise<void> {
     const db = this.#db;
     this.#db = undefined;
-    this.#probe = undefined;
     this.#env = undefined;
     if (db !== undefined) await db.close().catch(() => undefined);
   }
@@ -410,29 +463,26 @@ export class LmdbStore implements NodeStore {
       db.putSync(k().SCHEMA, Buffer.from(u32(STORE_SCHEMA_VERSION)));
       db.putSync(k().NETWORK, Buffer.from(text.encode(options.network)));
       db.putSync(k().LEDGER, Buffer.from([ledger ? 1 : 0]));
-      db.putSync(k().TIP_COUNT, Buffer.from(u64(0)));
       let entryPoints: EntryPoint[] = [...this.#entryPoints].map(([messageId, index]) => ({ messageId, index }));
       let outputs = 0;
       let pruning = 0;
       if (snapshot !== undefined) {
         outputs = this.#applySnapshot(db, snapshot);
         pruning = snapshot.milestone === undefined ? 0 : Math.max(0, snapshot.milestone.index - 1);
-        // A snapshot names what new messages may reference; one that names nothing (a store with no tips) leaves the
-        // constructor's entry points, so the new store can still take a first message.
+        // A snapshot names what new messages may reference; one that names nothing (readSnapshot always names the
+        // latest milestone's message, or the entry points the store began with) leaves the constructor's entry points,
+        // so the new store can still take a first message.
         if (snapshot.entryPoints.length > 0) entryPoints = [...snapshot.entryPoints];
       } else if (options.genesis !== undefined) {
         this.#applyGenesis(db, options.genesis);
         outputs = options.genesis.length;
       }
-      // Messages are numbered after the initial outputs (OUTPUTS_PER_SEQ of them per seq), so the outputs a message
-      // creates sort after them in an address's list, oldest first.
-      db.putSync(k().SEQ, Buffer.from(u64(Math.max(1, Math.ceil(outputs / OUTPUTS_PER_SEQ)))));
+      db.putSync(k().SEQ, Buffer.from(u64(1)));
+      // The initial outputs took the output seqs below their count: the ones milestones book sort after them in an
+      // address's lists, oldest first.
+      db.putSync(k().OUTPUT_SEQ, Buffer.from(u64(outputs)));
       db.putSync(k().PRUNING, Buffer.from(u32(pruning)));
-      for (const { messageId, index } of entryPoints) {
-        const id = fromHex(messageId, "entryPoints.messageId", 32);
-        db.putSync(key(ENTRY_POINT, id), Buffer.from(u32(index)));
-        this.#setTipCount(direct(db), this.#addTip(db, direct(db), id, 0, this.#tipCount(db), true));
-      }
+      for (const { messageId, index } of entryPoints) db.putSync(key(ENTRY_POINT, fromHex(messageId, "entryPoints.messageId", 32)), Buffer.from(u32(index)));
       this.#loadEntryPoints(db);
       return { created: true, ledger, ...(snapshot !== undefined ? { coordinatorPublicKeys: snapshot.coordinatorPublicKeys.map((key) => key.toLowerCase()) } : {}) };
     }
@@ -457,32 +507,38 @@ export class LmdbStore implements NodeStore {
   }
 
   /**
-   * Brings a store of schema 1 or 2 to schema 3 inside the caller's write, in one scan of the metadata records (02):
-   * each joins its message's record (01: metadata, then bytes) and goes. A schema-1 store also gets the entry every
-   * message is listed by (11: not referenced yet, 12: referenced by its milestone), the entry points it was opened with
-   * as its persisted ones, and a pruning index of 0 (nothing pruned yet). A metadata record whose message is missing
-   * (damage verify named) has nothing to join and goes. A metadata record of the wrong size, or a message with no
-   * metadata (which would be read as metadata and bytes it is not), is refused (STORE_CORRUPT): the transaction rolls
+   * Brings a store of schema 1, 2 or 3 to schema 4 inside the caller's write: the metadata joins the messages' records
+   * (schemas 1 and 2: #mergeMetadata), then the ledger moves back to what confirmed milestones made it
+   * (#ledgerAtConfirmation). Every range is read in chunks of MIGRATION_CHUNK records, each read whole by its own range
+   * scan before any of it is written (a cursor is not left open across writes), so memory stays bounded whatever the
+   * store holds, all in the one transaction. A record it cannot read is refused (STORE_CORRUPT): the transaction rolls
    * back and nothing is written. A crash before the commit leaves the old schema, migrated again next time.
    */
   #migrate(db: Db, version: number): void {
-    if (version !== 1 && version !== 2) throw new NodeError("STORE_CORRUPT", `the store at ${this.path} has an unknown schema version ${version}`);
-    // In chunks of MIGRATION_CHUNK metadata records, each read whole by its own range scan before any of it is written
-    // (a cursor is not left open across writes), so memory stays bounded whatever the store holds, all in the one
-    // transaction. Every record read is deleted, so each chunk starts again at the start of the range.
+    if (version < 1 || version > 3) throw new NodeError("STORE_CORRUPT", `the store at ${this.path} has an unknown schema version ${version}`);
+    if (version < 3) this.#mergeMetadata(db, version);
+    this.#ledgerAtConfirmation(db);
+    db.putSync(k().SCHEMA, Buffer.from(u32(STORE_SCHEMA_VERSION)));
+  }
+
+  /**
+   * Schemas 1 and 2 → 3, in one scan of the metadata records (02): each joins its message's record (01: metadata, then
+   * bytes) and goes. A schema-1 store also gets the entry every message is listed by (11: not referenced yet, 12:
+   * referenced by its milestone), the entry points it was opened with as its persisted ones, and a pruning index of 0
+   * (nothing pruned yet). A metadata record whose message is missing (damage verify named) has nothing to join and goes.
+   * A metadata record of the wrong size, or a message with no metadata (which would be read as metadata and bytes it is
+   * not), is refused.
+   */
+  #mergeMetadata(db: Db, version: number): void {
     const messages = db.getKeysCount({ start: Buffer.from([MESSAGE]), end: Buffer.from([MESSAGE + 1]) });
     let merged = 0;
-    const start = Buffer.from([METADATA]);
-    const end = Buffer.from([METADATA + 1]);
-    for (;;) {
-      const chunk: { id: Buffer; metadata: Buffer }[] = [];
-      for (const { key: metadataKey, value } of db.getRange({ start, end, limit: MIGRATION_CHUNK })) {
-        const id = Buffer.from(metadataKey.subarray(1));
-        if (value.length !== METADATA_SIZE) throw new NodeError("STORE_CORRUPT", `the store at ${this.path} cannot be migrated: the metadata of ${toHex(id)} is ${value.length} bytes, not ${METADATA_SIZE}`);
-        chunk.push({ id, metadata: Buffer.from(value) });
+    inChunks(db, METADATA, (chunk) => {
+      for (const { key: metadataKey, value } of chunk) {
+        if (value.length !== METADATA_SIZE) throw this.#unmigratable(`the metadata of ${toHex(metadataKey.subarray(1))} is ${value.length} bytes, not ${METADATA_SIZE}`);
       }
-      for (const { id, metadata } of chunk) {
-        db.removeSync(key(METADATA, id));
+      for (const { key: metadataKey, value: metadata } of chunk) {
+        const id = metadataKey.subarray(1);
+        db.removeSync(metadataKey);
         const bytes = db.get(key(MESSAGE, id));
         if (bytes === undefined) continue;
         db.putSync(key(MESSAGE, id), messageRecord(metadata, bytes));
@@ -493,10 +549,9 @@ export class LmdbStore implements NodeStore {
           db.putSync(ref === undefined ? key(UNREFERENCED, u64(seq), id) : key(REFERENCED, u32(ref), id), k().EMPTY);
         }
       }
-      if (chunk.length < MIGRATION_CHUNK) break;
-    }
+    });
     if (merged !== messages) {
-      throw new NodeError("STORE_CORRUPT", `the store at ${this.path} cannot be migrated: ${messages - merged} of its ${messages} messages have no metadata (\`chrysalis db verify\` of the previous version names them)`);
+      throw this.#unmigratable(`${messages - merged} of its ${messages} messages have no metadata (\`chrysalis db verify\` of the previous version names them)`);
     }
     if (version === 1) {
       if (first(db, Buffer.from([ENTRY_POINT]), Buffer.from([ENTRY_POINT + 1])) === undefined) {
@@ -504,16 +559,91 @@ export class LmdbStore implements NodeStore {
       }
       if (db.get(k().PRUNING) === undefined) db.putSync(k().PRUNING, Buffer.from(u32(0)));
     }
-    db.putSync(k().SCHEMA, Buffer.from(u32(STORE_SCHEMA_VERSION)));
+  }
+
+  /**
+   * Schema 3 → 4: undoes what schemas 1 to 3 did at acceptance and no milestone confirmed, so that the ledger is what
+   * confirmed milestones made it (white-flag decides the rest when a milestone references those messages):
+   * - the tip set goes (05, 06 and the "tips" count): tip selection keeps it in memory now;
+   * - an output no milestone booked leaves the ledger, with its address entry and its spent record; an unspent one
+   *   leaves its address's balance. It becomes a pending output (15, at the latest milestone index), so that a
+   *   submission may still spend it as it could before (a chained spend); its spender, if any, holds a claim on it;
+   * - a spend no milestone confirmed goes: its output returns to its address's unspent list and balance, and the
+   *   spending transaction holds a claim on it (14, at the latest milestone index), so the API goes on refusing a
+   *   second spend of it until a milestone settles it or the claim lapses;
+   * - each claim and pending output is listed under that index (16), as accept lists them. Schemas 1 to 3 could not
+   *   tell a submission from a peer's message, so every unconfirmed transaction is taken as submitted: a peer's spend
+   *   holds its claim too (the API refuses a second spend of that output until it lapses);
+   * - the next output seq starts above every output's (a message's seq × OUTPUTS_PER_SEQ + its index, below the next
+   *   seq's).
+   * Nothing else changes: messages, metadata, children, index, milestones, UTXO changes and confirmed outputs stay.
+   */
+  #ledgerAtConfirmation(db: Db): void {
+    for (const prefix of [TIP, TIP_AGE]) inChunks(db, prefix, (chunk) => chunk.forEach((entry) => db.removeSync(entry.key)));
+    db.removeSync(k().TIP_COUNT);
+    const latest = this.#latestIn(db)?.index ?? 0;
+    const claimOf = (id: Uint8Array, spent: Uint8Array): void => {
+      db.putSync(key(CLAIM, id), Buffer.from(encodeClaim(spent.subarray(0, 32), spent.subarray(32, 64), latest)));
+      db.putSync(madeAtKey(latest, CLAIM, id), k().EMPTY);
+    };
+    inChunks(db, OUTPUT, (chunk) => {
+      const records = chunk.map(({ key: outputKey, value }) => {
+        if (value.length !== OUTPUT_SIZE) throw this.#unmigratable(`the output ${toHex(outputKey.subarray(1))} is ${value.length} bytes, not ${OUTPUT_SIZE}`);
+        return decodeOutput(value);
+      });
+      const unspent: Output[] = [];
+      chunk.forEach(({ key: outputKey }, i) => {
+        const record = records[i]!;
+        if (record.milestoneIndexBooked !== undefined) return;
+        const id = outputKey.subarray(1);
+        const spentKey = key(SPENT, id);
+        const spent = db.get(spentKey);
+        if (spent !== undefined && spent.length !== SPENT_SIZE) throw this.#unmigratable(`the spent record of ${toHex(id)} is ${spent.length} bytes, not ${SPENT_SIZE}`);
+        if (spent === undefined) unspent.push(record.output);
+        db.removeSync(key(spent !== undefined ? ADDRESS_SPENT : ADDRESS_UNSPENT, record.output.address.address, u64(record.seq), id));
+        db.removeSync(spentKey);
+        db.removeSync(outputKey);
+        db.putSync(key(PENDING, id), Buffer.from(encodePendingOutput(record.messageId, latest, record.output)));
+        db.putSync(madeAtKey(latest, PENDING, id), k().EMPTY);
+        if (spent !== undefined) claimOf(id, spent);
+      });
+      this.#addBalances(db, balanceDeltas(unspent, []));
+    });
+    inChunks(db, SPENT, (chunk) => {
+      for (const { key: spentKey, value } of chunk) {
+        if (value.length !== SPENT_SIZE) throw this.#unmigratable(`the spent record of ${toHex(spentKey.subarray(1))} is ${value.length} bytes, not ${SPENT_SIZE}`);
+      }
+      const returned: Output[] = [];
+      for (const { key: spentKey, value } of chunk) {
+        if (getU32(value, 64) !== NONE) continue;
+        const id = spentKey.subarray(1);
+        const raw = db.get(key(OUTPUT, id));
+        // A spend of no stored output is damage the old verify named: left for verify to name again.
+        if (raw === undefined) continue;
+        const record = decodeOutput(raw);
+        const address = record.output.address.address;
+        db.removeSync(key(ADDRESS_SPENT, address, u64(record.seq), id));
+        db.putSync(key(ADDRESS_UNSPENT, address, u64(record.seq), id), Buffer.from([record.output.type]));
+        db.removeSync(spentKey);
+        claimOf(id, value);
+        returned.push(record.output);
+      }
+      this.#addBalances(db, balanceDeltas([], returned));
+    });
+    db.putSync(k().OUTPUT_SEQ, be64(getU64(db.get(k().SEQ)!, 0) * OUTPUTS_PER_SEQ));
+  }
+
+  #unmigratable(why: string): NodeError {
+    return new NodeError("STORE_CORRUPT", `the store at ${this.path} cannot be migrated: ${why}`);
   }
 
   #applyGenesis(db: Db, genesis: readonly GenesisOutput[]): void {
     const zero = new Uint8Array(32);
     genesis.forEach(({ outputId, output }, i) => {
       const id = fromHex(outputId, "genesis.outputId", 34);
-      this.#putOutput(direct(db), id, { messageId: zero, seq: i, milestoneIndexBooked: 0, output });
+      this.#putOutput(db, id, { messageId: zero, seq: i, milestoneIndexBooked: 0, output });
     });
-    this.#addBalances(db, direct(db), balanceDeltas([], genesis.map((g) => g.output)));
+    this.#addBalances(db, balanceDeltas([], genesis.map((g) => g.output)));
   }
 
   /** Writes a snapshot's ledger, milestone and coordinator keys into a new store; returns how many outputs it had. */
@@ -523,9 +653,12 @@ export class LmdbStore implements NodeStore {
     outputs.forEach((o: SnapshotOutput, i) => {
       const id = fromHex(o.outputId, `snapshot.outputs[${i}].outputId`, 34);
       const messageId = fromHex(o.messageId, `snapshot.outputs[${i}].messageId`, 32);
-      this.#putOutput(direct(db), id, { messageId, seq: i, milestoneIndexBooked: o.milestoneIndexBooked, output: o.output });
+      // An output of a snapshot written while the ledger moved at acceptance may be unbooked: the snapshot's milestone
+      // is the first this ledger knows it by.
+      const booked = o.milestoneIndexBooked ?? snapshot.milestone?.index ?? 0;
+      this.#putOutput(db, id, { messageId, seq: i, milestoneIndexBooked: booked, output: o.output });
     });
-    this.#addBalances(db, direct(db), balanceDeltas([], outputs.map((o) => o.output)));
+    this.#addBalances(db, balanceDeltas([], outputs.map((o) => o.output)));
     const milestone = snapshot.milestone;
     if (milestone !== undefined) {
       db.putSync(key(MILESTONE, u32(milestone.index)), Buffer.from(encodeMilestone(fromHex(milestone.messageId, "snapshot.milestone.messageId", 32), milestone.timestamp)));
@@ -547,7 +680,6 @@ export class LmdbStore implements NodeStore {
     await Promise.allSettled([...this.#writes]);
     const db = this.#db;
     this.#db = undefined;
-    this.#probe = undefined;
     if (db !== undefined) await db.close();
   }
 
@@ -608,156 +740,130 @@ export class LmdbStore implements NodeStore {
     const parents = acceptance.message.parents;
     const indexes = indexesOf(acceptance.message);
     const bytes = Buffer.from(acceptance.bytes.buffer, acceptance.bytes.byteOffset, acceptance.bytes.byteLength);
-    const transaction = acceptance.ledger === undefined ? undefined : fromHex(acceptance.ledger.transactionId, "ledger.transactionId", 32);
-    const consumed = acceptance.ledger?.consumed.map((o, i) => fromHex(o, `ledger.consumed[${i}]`, 34));
-    return this.#writeFlat(() => {
+    const claim = acceptance.claim;
+    const claimedBy = claim === undefined ? undefined : fromHex(claim.transactionId, "claim.transactionId", 32);
+    const claimKeys = claim?.consumed.map((o, i) => key(CLAIM, fromHex(o, `claim.consumed[${i}]`, 34)));
+    // The outputs the claimed transaction would create, kept as pending outputs (at an index known inside the write).
+    const created = claim === undefined ? [] : pendingOutputsOf(claim, acceptance.id, 0).map((p) => ({ id: fromHex(p.outputId, "claim.created", 34), output: p.output }));
+    const milestone = acceptance.milestone;
+    const body = (w: Sink): AcceptResult => {
       const db = this.#db!;
       const messageKey = key(MESSAGE, id);
       if (db.doesExist(messageKey)) return { stored: false };
-      // Every read and check first, the writes gathered meanwhile and made at the end (see #writeFlat).
-      const mutation = acceptance.ledger;
-      let spending: { records: (StoredOutput | undefined)[]; deltas: Map<string, BalanceDelta> } | undefined;
-      if (mutation !== undefined && consumed !== undefined) {
-        const records = consumed.map((o) => {
-          const raw = db.get(key(OUTPUT, o));
-          return raw === undefined ? undefined : decodeOutput(raw);
+      // Every read and check first, the writes gathered meanwhile and made at the end (see #writeFlat). The latest
+      // milestone is read only for a claim (the index it is made at) or a milestone (the next index).
+      const latest = claim === undefined && milestone === undefined ? 0 : (this.#latestIn(db)?.index ?? 0);
+      let claimed: ReadonlySet<string> = new Set();
+      let held: (ClaimRecord | undefined)[] = [];
+      if (claim !== undefined && claimKeys !== undefined) {
+        const outputs = claimKeys.map((claimKey) => this.#outputIn(db, claimKey.subarray(1)));
+        // A pending output is read only where the confirmed ledger holds none (a chained spend).
+        const pending = claimKeys.map((claimKey, i) => (outputs[i] === undefined ? pendingIn(db, claimKey.subarray(1)) : undefined));
+        held = claimKeys.map((claimKey) => {
+          const raw = db.get(claimKey);
+          return raw === undefined ? undefined : decodeClaim(raw, toHex);
         });
-        const entries: (LedgerOutput | undefined)[] = records.map((r, i) => (r === undefined ? undefined : { output: r.output, spent: db.doesExist(key(SPENT, consumed[i]!)) }));
-        const { deltas } = checkLedgerState(mutation, entries, (hex) => this.#balanceIn(db, fromHex(hex)));
-        spending = { records, deltas };
+        claimed = new Set(checkClaim(claim, outputs, pending, held, latest));
       }
-      const milestone = acceptance.milestone;
-      if (milestone !== undefined) {
-        const next = (this.#latestIn(db)?.index ?? 0) + 1;
-        if (milestone.index !== next) throw new NodeError("MILESTONE_CONFLICT", `milestone ${milestone.index} is not the next one (${next})`);
-      }
+      // Each output not in the confirmed ledger already, with the index of the record it replaces (a reattachment).
+      const pendingNow = created.filter(({ id: outputId }) => !db.doesExist(key(OUTPUT, outputId))).map((p) => {
+        const before = db.get(key(PENDING, p.id));
+        return { ...p, before: before === undefined ? undefined : madeAt(PENDING, before) };
+      });
+      if (milestone !== undefined) this.#checkMilestone(db, milestone, latest);
 
-      const w = new Writes();
       const seq = getU64(db.get(k().SEQ)!, 0);
-      const tipsBefore = this.#tipCount(db);
       w.put(k().SEQ, be64(seq + 1));
       const seqBytes = be64(seq);
       w.put(messageKey, messageRecord(encodeMetadata(seq, { arrivalTime: acceptance.arrivalTime, solid: true, coneRoots: acceptance.coneRoots }), bytes));
-      let tips = tipsBefore;
-      for (const parent of parents) {
-        w.put(key(CHILD, parent, seqBytes, id), k().EMPTY);
-        tips -= this.#removeTip(db, w, parent);
-      }
-      // A child stored before its parent (an entry point's, or one stored without the solidity check) keeps it no tip.
-      const asParent = key(CHILD, id);
-      if (!this.#rangeProbe(db).any(asParent, after(asParent))) tips = this.#addTip(db, w, id, seq, tips, this.#entryPoints.has(acceptance.id));
-      if (tips !== tipsBefore) this.#setTipCount(w, tips);
+      for (const parent of parents) w.put(key(CHILD, parent, seqBytes, id), k().EMPTY);
       for (const index of indexes) w.put(key(INDEX, Uint8Array.of(index.length), index, seqBytes), Buffer.from(id));
       // Not referenced yet (a milestone in this same write moves it to 12 at once).
       w.put(key(UNREFERENCED, seqBytes, id), k().EMPTY);
-
-      if (mutation !== undefined && spending !== undefined && transaction !== undefined && consumed !== undefined) {
-        consumed.forEach((outputId, i) => {
-          const record = spending.records[i]!;
-          w.put(key(SPENT, outputId), Buffer.from(encodeSpent(transaction, id, undefined)));
-          const address = record.output.address.address;
-          w.remove(key(ADDRESS_UNSPENT, address, u64(record.seq), outputId));
-          w.put(key(ADDRESS_SPENT, address, u64(record.seq), outputId), Buffer.from([record.output.type]));
+      if (claim !== undefined && claimedBy !== undefined && claimKeys !== undefined) {
+        const record = Buffer.from(encodeClaim(claimedBy, id, latest));
+        claim.consumed.forEach((o, i) => {
+          if (!claimed.has(o)) return;
+          const claimKey = claimKeys[i]!;
+          const outputId = claimKey.subarray(1);
+          // A lapsed claim taken over (or this transaction's own, made at another index) leaves its old entry.
+          const before = held[i]?.index;
+          if (before !== undefined && before !== latest) w.remove(madeAtKey(before, CLAIM, outputId));
+          w.put(claimKey, record);
+          w.put(madeAtKey(latest, CLAIM, outputId), k().EMPTY);
         });
-        mutation.created.forEach((output, index) => {
-          const outputId = new Uint8Array(34);
-          outputId.set(transaction, 0);
-          outputId[32] = index & 0xff;
-          outputId[33] = index >>> 8;
-          this.#putOutput(w, outputId, { messageId: id, seq: seq * OUTPUTS_PER_SEQ + index, milestoneIndexBooked: undefined, output });
-        });
-        this.#addBalances(db, w, spending.deltas);
+        for (const p of pendingNow) {
+          if (p.before !== undefined && p.before !== latest) w.remove(madeAtKey(p.before, PENDING, p.id));
+          w.put(key(PENDING, p.id), Buffer.from(encodePendingOutput(id, latest, p.output)));
+          w.put(madeAtKey(latest, PENDING, p.id), k().EMPTY);
+        }
       }
-      if (milestone !== undefined) this.#confirm(db, w, milestone);
-      w.apply(db);
       return { stored: true };
+    };
+    // A coordinator's milestone is stored and confirmed in a nested transaction: its confirmation reads what it writes
+    // (the message's record, outputs it creates and spends), and it comes once a milestone interval.
+    if (milestone !== undefined) {
+      return this.#write(() => {
+        const result = body(direct(this.#db!));
+        if (result.stored) this.#confirm(this.#db!, milestone);
+        return result;
+      });
+    }
+    return this.#writeFlat(() => {
+      const w = new Writes();
+      const result = body(w);
+      w.apply(this.#db!);
+      return result;
     });
   }
 
-  #putOutput(w: Sink, outputId: Uint8Array, record: StoredOutput): void {
-    w.put(key(OUTPUT, outputId), Buffer.from(encodeOutput(record)));
-    w.put(key(ADDRESS_UNSPENT, record.output.address.address, u64(record.seq), outputId), Buffer.from([record.output.type]));
+  async confirmMilestone(application: MilestoneApplication): Promise<void> {
+    this.#read();
+    const id = fromHex(application.messageId, "messageId", 32);
+    await this.#write(() => {
+      const db = this.#db!;
+      this.#checkMilestone(db, application, this.#latestIn(db)?.index ?? 0);
+      if (!db.doesExist(key(MESSAGE, id))) throw new ProtocolError("INVALID_ARGUMENT", `the message of milestone ${application.index} is not stored`, { path: "messageId" });
+      this.#confirm(db, application);
+    });
   }
 
-  #balanceIn(db: Db, address: Uint8Array): AddressBalance {
-    return balanceOf(db.get(key(BALANCE, address)));
-  }
-
-  #addBalances(db: Db, w: Sink, deltas: Map<string, BalanceDelta>): void {
-    for (const d of deltas.values()) {
-      const k = key(BALANCE, d.address);
-      const balance = addBalance(balanceOf(w.read(db, k)), d);
-      if (balance.balance === 0 && balance.dustAllowance === 0 && balance.dustOutputs === 0) w.remove(k);
-      else w.put(k, Buffer.from(encodeBalance(balance)));
-    }
-  }
-
-  #rangeProbe(db: Db): RangeProbe {
-    if (this.#probe?.db !== db) this.#probe = { db, probe: new RangeProbe(db) };
-    return this.#probe.probe;
-  }
-
-  #tipCount(db: Db): number {
-    return getU64(db.get(k().TIP_COUNT)!, 0);
-  }
-
-  #setTipCount(w: Sink, count: number): void {
-    w.put(k().TIP_COUNT, be64(count));
-  }
-
-  /** Adds a tip to a tip set of `count` tips, dropping the oldest past maxTips; returns the new count (the caller
-   * writes it, once per write however many tips it adds and removes). Called after every #removeTip of the write.
-   * An entry point may be a tip already: the store made it one when it was made (a snapshot given as an object may
-   * name it twice), and its own message may come later (sent again after the snapshot). It stays the one tip it is,
-   * where it is; only for an entry point is that read. */
-  #addTip(db: Db, w: Sink, id: Uint8Array, seq: number, count: number, entryPoint: boolean): number {
-    if (entryPoint && db.doesExist(key(TIP, id))) return count;
-    const seqBytes = be64(seq);
-    w.put(key(TIP, id), seqBytes);
-    w.put(key(TIP_AGE, seqBytes, id), k().EMPTY);
-    if (++count > this.#maxTips) {
-      // The oldest tip not removed by this write (the one added is the newest: every later seq is higher).
-      let oldest: Buffer | undefined;
-      // Stops at the first key this write does not remove: w.removals + 1 keys at most.
-      for (const age of this.#rangeProbe(db).keys(k().TIP_AGES, k().TIP_AGES_END)) {
-        if (w.removes(age)) continue;
-        oldest = Buffer.from(age);
-        break;
-      }
-      if (oldest !== undefined) {
-        w.remove(oldest);
-        w.remove(key(TIP, oldest.subarray(9)));
-        count--;
+  /** What confirming `milestone` needs of the store before anything is written: the next index after `latest`, and
+   * every output it spends unspent in the ledger (or created earlier in its own walk). */
+  #checkMilestone(db: Db, milestone: MilestoneApplication, latest: number): void {
+    if (milestone.index !== latest + 1) throw new NodeError("MILESTONE_CONFLICT", `milestone ${milestone.index} is not the next one (${latest + 1})`);
+    const created = new Set(milestone.created.map((o) => o.outputId.toLowerCase()));
+    for (const { outputId } of milestone.consumed) {
+      if (created.has(outputId.toLowerCase())) continue;
+      const id = fromHex(outputId, "consumed.outputId", 34);
+      const stored = db.doesExist(key(OUTPUT, id));
+      if (!stored || db.doesExist(key(SPENT, id))) {
+        throw new NodeError("STORE_CORRUPT", `milestone ${milestone.index} spends output ${outputId}, which the ledger ${stored ? "has spent" : "does not hold"}`);
       }
     }
-    return count;
   }
 
-  /** Removes a tip if `id` is one; returns how many tips went (0 or 1), for the caller to write the count once. Reads
-   * the stored tip entry: called before the write adds any. */
-  #removeTip(db: Db, w: Sink, id: Uint8Array): number {
-    const tipKey = key(TIP, id);
-    const seq = db.get(tipKey);
-    if (seq === undefined) return 0;
-    w.remove(tipKey);
-    w.remove(key(TIP_AGE, seq, id));
-    return 1;
-  }
-
-  #confirm(db: Db, w: Sink, milestone: MilestoneApplication): void {
+  /**
+   * Applies a milestone that #checkMilestone passed, in the caller's nested transaction (it reads what it writes): the
+   * metadata of every message it references (moved from 11 to 12), the outputs it creates (booked at its index, at
+   * the next output seqs, in walk order) and spends (spent records, address lists; created and spent by it alike), the
+   * balances, the claims it settles (of every output it spends, and the released ones still held by their
+   * transaction), the pending outputs it settles (of every output it books, and the discarded ones), its record and
+   * UTXO changes. Claims and pending outputs go with their 16 entries.
+   */
+  #confirm(db: Db, milestone: MilestoneApplication): void {
     const index = u32(milestone.index);
     for (const r of milestone.referenced) {
       const id = fromHex(r.messageId, "referenced.messageId", 32);
       const recordKey = key(MESSAGE, id);
-      // Through the sink: the milestone's own message is among them, its record written by this same accept.
-      const raw = w.read(db, recordKey);
+      const raw = db.get(recordKey);
       const found = recordMetadata(raw);
       if (raw === undefined || found === undefined) continue;
       const { seq, metadata } = found;
       // Moved from the unreferenced list to the milestone's (or from an earlier milestone's, were it given again).
       const before = metadata.referencedByMilestoneIndex;
-      w.remove(before === undefined ? key(UNREFERENCED, u64(seq), id) : key(REFERENCED, u32(before), id));
-      w.put(key(REFERENCED, index, id), k().EMPTY);
+      db.removeSync(before === undefined ? key(UNREFERENCED, u64(seq), id) : key(REFERENCED, u32(before), id));
+      db.putSync(key(REFERENCED, index, id), k().EMPTY);
       const updated: MessageMetadata = {
         ...metadata,
         referencedByMilestoneIndex: milestone.index,
@@ -765,25 +871,73 @@ export class LmdbStore implements NodeStore {
         conflictReason: r.conflictReason,
         milestoneIndex: r.messageId.toLowerCase() === milestone.messageId.toLowerCase() ? milestone.index : metadata.milestoneIndex,
       };
-      w.put(recordKey, messageRecord(encodeMetadata(seq, updated), recordBytes(raw)));
+      db.putSync(recordKey, messageRecord(encodeMetadata(seq, updated), recordBytes(raw)));
     }
-    const created = milestone.createdOutputs.map((o) => fromHex(o, "createdOutputs", 34));
-    const consumed = milestone.consumedOutputs.map((o) => fromHex(o, "consumedOutputs", 34));
-    for (const o of created) {
-      const k = key(OUTPUT, o);
-      const raw = w.read(db, k);
-      if (raw !== undefined) w.put(k, Buffer.from(encodeOutput({ ...decodeOutput(raw), milestoneIndexBooked: milestone.index })));
-    }
-    for (const o of consumed) {
-      const k = key(SPENT, o);
-      const raw = w.read(db, k);
-      if (raw !== undefined) w.put(k, Buffer.from(encodeSpent(raw.subarray(0, 32), raw.subarray(32, 64), milestone.index)));
-    }
-    w.put(key(MILESTONE, index), Buffer.from(encodeMilestone(fromHex(milestone.messageId, "milestone.messageId", 32), milestone.timestamp)));
-    w.put(key(UTXO_CHANGES, index), Buffer.from(encodeOutputIdLists([created, consumed])));
+    const created = milestone.created.map((o) => fromHex(o.outputId, "created.outputId", 34));
+    const consumed = milestone.consumed.map((o) => fromHex(o.outputId, "consumed.outputId", 34));
+    let outputSeq = getU64(db.get(k().OUTPUT_SEQ)!, 0);
+    milestone.created.forEach((o, i) => {
+      this.#putOutput(db, created[i]!, { messageId: fromHex(o.messageId, "created.messageId", 32), seq: outputSeq++, milestoneIndexBooked: milestone.index, output: o.output });
+      dropMade(db, PENDING, created[i]!);
+    });
+    db.putSync(k().OUTPUT_SEQ, be64(outputSeq));
+    for (const id of milestone.discarded) dropMade(db, PENDING, fromHex(id, "discarded", 34));
+    milestone.consumed.forEach((o, i) => {
+      const id = consumed[i]!;
+      // Stored: #checkMilestone found it in the ledger, or it was created above.
+      const record = decodeOutput(db.get(key(OUTPUT, id))!);
+      const address = record.output.address.address;
+      db.putSync(key(SPENT, id), Buffer.from(encodeSpent(fromHex(o.transactionId, "consumed.transactionId", 32), fromHex(o.messageId, "consumed.messageId", 32), milestone.index)));
+      db.removeSync(key(ADDRESS_UNSPENT, address, u64(record.seq), id));
+      db.putSync(key(ADDRESS_SPENT, address, u64(record.seq), id), Buffer.from([record.output.type]));
+      dropMade(db, CLAIM, id);
+    });
+    for (const r of milestone.released) dropMade(db, CLAIM, fromHex(r.outputId, "released.outputId", 34), r.transactionId);
+    this.#addBalances(db, milestoneDeltas(milestone.created, milestone.consumed));
+    db.putSync(key(MILESTONE, index), Buffer.from(encodeMilestone(fromHex(milestone.messageId, "milestone.messageId", 32), milestone.timestamp)));
+    db.putSync(key(UTXO_CHANGES, index), Buffer.from(encodeOutputIdLists([created, consumed])));
   }
 
+  /** An output as the ledger holds it (output()), read in `db`'s current view. */
+  #outputIn(db: Db, id: Uint8Array): OutputRecord | undefined {
+    const raw = db.get(key(OUTPUT, id));
+    if (raw === undefined) return undefined;
+    const record = decodeOutput(raw);
+    const spent = db.get(key(SPENT, id));
+    return {
+      outputId: toHex(id),
+      transactionId: toHex(id.subarray(0, 32)),
+      outputIndex: id[32]! | (id[33]! << 8),
+      messageId: toHex(record.messageId),
+      output: record.output,
+      ...(record.milestoneIndexBooked !== undefined ? { milestoneIndexBooked: record.milestoneIndexBooked } : {}),
+      ...(spent !== undefined ? { spent: decodeSpent(spent, toHex) } : {}),
+    };
+  }
+
+  #putOutput(db: Db, outputId: Uint8Array, record: StoredOutput): void {
+    db.putSync(key(OUTPUT, outputId), Buffer.from(encodeOutput(record)));
+    db.putSync(key(ADDRESS_UNSPENT, record.output.address.address, u64(record.seq), outputId), Buffer.from([record.output.type]));
+  }
+
+  #balanceIn(db: Db, address: Uint8Array): AddressBalance {
+    return balanceOf(db.get(key(BALANCE, address)));
+  }
+
+  #addBalances(db: Db, deltas: Map<string, BalanceDelta>): void {
+    for (const d of deltas.values()) {
+      const k = key(BALANCE, d.address);
+      const balance = addBalance(balanceOf(db.get(k)), d);
+      if (balance.balance === 0 && balance.dustAllowance === 0 && balance.dustOutputs === 0) db.removeSync(k);
+      else db.putSync(k, Buffer.from(encodeBalance(balance)));
+    }
+  }
+
+  /** The latest milestone in `db`'s current view (inside a write: the write's own): the one latestMilestone found last
+   * while it is still the latest (two point reads, see there), else by a reverse range scan. */
   #latestIn(db: Db): MilestoneRecord | undefined {
+    const known = this.#latest;
+    if (known !== undefined && !db.doesExist(known.nextKey) && db.doesExist(known.key)) return known.record;
     const entry = last(db, Buffer.from([MILESTONE]), Buffer.from([MILESTONE + 1]));
     return entry === undefined ? undefined : milestoneRecord(entry.key, entry.value);
   }
@@ -821,49 +975,30 @@ export class LmdbStore implements NodeStore {
     return out.reverse();
   }
 
-  /**
-   * Up to `max` tips from a random point of the (bounded) tip set, wrapping around: O(max), not O(tips), and every
-   * tip can be picked, as tip selection needs.
-   */
-  async tips(max: number): Promise<string[]> {
+  async unreferenced(max: number): Promise<string[]> {
     const db = this.#read();
-    if (max <= 0) return [];
-    const prefix = Buffer.from([TIP]);
-    const end = Buffer.from([TIP + 1]);
-    const pivot = key(TIP, globalThis.crypto.getRandomValues(new Uint8Array(32)));
     const out: string[] = [];
-    for (const k of db.getKeys({ start: pivot, end, limit: max })) out.push(toHex(k.subarray(1)));
-    if (out.length < max) for (const k of db.getKeys({ start: prefix, end: pivot, limit: max - out.length })) out.push(toHex(k.subarray(1)));
-    return out;
+    if (!(max > 0)) return out;
+    const limit = Number.isFinite(max) ? Math.ceil(max) : undefined;
+    const range = { start: Buffer.from([UNREFERENCED + 1]), end: Buffer.from([UNREFERENCED]), reverse: true, ...(limit !== undefined ? { limit } : {}) };
+    for (const k of db.getKeys(range)) out.push(toHex(k.subarray(9)));
+    return out.reverse();
   }
 
-  /** Every current tip, in key order (for inspection and tests). */
-  allTips(): string[] {
-    const out: string[] = [];
-    for (const k of this.#read().getKeys({ start: Buffer.from([TIP]), end: Buffer.from([TIP + 1]) })) out.push(toHex(k.subarray(1)));
-    return out;
+  async claim(outputId: string): Promise<ClaimRecord | undefined> {
+    const raw = this.#read().get(key(CLAIM, fromHex(outputId, "outputId", 34)));
+    return raw === undefined ? undefined : decodeClaim(raw, toHex);
+  }
+
+  async pendingOutput(outputId: string): Promise<PendingOutput | undefined> {
+    return pendingIn(this.#read(), fromHex(outputId, "outputId", 34));
   }
 
   // ---------------------------------------------------------------------------------------------------------------
   // The UTXO ledger
 
   async output(outputId: string): Promise<OutputRecord | undefined> {
-    const db = this.#read();
-    const id = fromHex(outputId, "outputId", 34);
-    const raw = db.get(key(OUTPUT, id));
-    if (raw === undefined) return undefined;
-    const record = decodeOutput(raw);
-    const spent = db.get(key(SPENT, id));
-    const transactionId = toHex(id.subarray(0, 32));
-    return {
-      outputId: toHex(id),
-      transactionId,
-      outputIndex: id[32]! | (id[33]! << 8),
-      messageId: toHex(record.messageId),
-      output: record.output,
-      ...(record.milestoneIndexBooked !== undefined ? { milestoneIndexBooked: record.milestoneIndexBooked } : {}),
-      ...(spent !== undefined ? { spent: decodeSpent(spent, toHex) } : {}),
-    };
+    return this.#outputIn(this.#read(), fromHex(outputId, "outputId", 34));
   }
 
   async addressOutputs(address: Uint8Array, query: AddressOutputsQuery): Promise<string[]> {
@@ -903,14 +1038,17 @@ export class LmdbStore implements NodeStore {
    * indexes (accept writes index latest + 1 only, MILESTONE_CONFLICT otherwise; a snapshot writes one into a new store;
    * pruning deletes the lowest one only, never the latest), and a record never changes once written. So while L is
    * stored and L + 1 is not, L is the latest. L + 1 is read first: were the two reads to see different states, L still
-   * stored later means it was stored then, and pruning had not passed it.
+   * stored later means it was stored then, and pruning had not passed it. The record kept is one read here, outside
+   * any write: a write's view may hold a milestone its batch never commits (and another process may then write that
+   * index with another record), so writes check the record kept (#latestIn) but never keep one.
    */
   async latestMilestone(): Promise<MilestoneRecord | undefined> {
     const db = this.#read();
     const known = this.#latest;
-    if (known !== undefined && !db.doesExist(known.nextKey) && db.doesExist(known.key)) return known.record;
     const record = this.#latestIn(db);
-    this.#latest = record === undefined ? undefined : { record: Object.freeze(record), key: key(MILESTONE, u32(record.index)), nextKey: key(MILESTONE, u32(record.index + 1)) };
+    if (record !== known?.record) {
+      this.#latest = record === undefined ? undefined : { record: Object.freeze(record), key: key(MILESTONE, u32(record.index)), nextKey: key(MILESTONE, u32(record.index + 1)) };
+    }
     return record;
   }
 
@@ -996,7 +1134,7 @@ export class LmdbStore implements NodeStore {
       const pruned = pruningIn(db);
       const latest = this.#latestIn(db)?.index ?? 0;
       const m = pruned + 1;
-      // The latest milestone is never pruned: it is what tips, max depth and the coordinator's next milestone stand on.
+      // The latest milestone is never pruned: it is what max depth, claims and the coordinator's next milestone stand on.
       // (Written as !(m <= target) so that a NaN target stops rather than prunes everything.)
       if (!(m <= target) || m >= latest) return { pruningIndex: pruned, messages: 0, done: true };
       const record = db.get(key(MILESTONE, u32(m)));
@@ -1015,9 +1153,13 @@ export class LmdbStore implements NodeStore {
         if (outcome.deleted) messages++;
         entries += outcome.entries;
       }
+      // Then, in what is left of the batch, the claims and pending outputs made at m or before, oldest first: lapsed
+      // for good (m is MIN_PRUNE_KEEP below the latest). A range of the 16 entries, not a scan of every claim.
+      const lapsedEnd = key(MADE_AT, u32(m + 1));
+      if (limit > messages) entries += pruneLapsed(db, lapsedEnd, limit - messages);
       // Finished in the same write when this step took the last of m's messages: one write less per milestone.
       let pruningIndex = pruned;
-      if (this.#pruneCandidates(db, m, milestoneId, 1).length === 0) {
+      if (this.#pruneCandidates(db, m, milestoneId, 1).length === 0 && first(db, Buffer.from([MADE_AT]), lapsedEnd) === undefined) {
         this.#finishMilestone(db, m);
         pruningIndex = m;
       }
@@ -1095,7 +1237,6 @@ export class LmdbStore implements NodeStore {
     const indexes = message === undefined ? [] : indexesOf(message);
     for (const index of indexes) db.removeSync(key(INDEX, Uint8Array.of(index.length), index, seqBytes));
     db.removeSync(entry);
-    if (this.#removeTip(db, direct(db), id) > 0) this.#setTipCount(direct(db), this.#tipCount(db) - 1);
     return { deleted: true, entries: 0, work: 1 + childEntries.length };
   }
 
@@ -1142,19 +1283,16 @@ export class LmdbStore implements NodeStore {
         else coordinatorPublicKeys = splitKeys(db.get(k().COORDINATOR_KEYS, t) ?? k().EMPTY);
       }
 
-      const persisted = new Map<string, number>();
-      for (const { key: entryKey, value } of db.getRange({ start: Buffer.from([ENTRY_POINT]), end: Buffer.from([ENTRY_POINT + 1]), ...t })) {
-        persisted.set(toHex(entryKey.subarray(1)), getU32(value, 0));
-      }
+      // The store's own entry points still within reach, then every message the last BELOW_MAX_DEPTH milestones
+      // referenced (their own messages among them), each with the index that referenced it.
       const entryPoints = new Map<string, number>();
-      if (milestone !== undefined) entryPoints.set(milestone.messageId, milestone.index);
-      for (const tipKey of db.getKeys({ start: Buffer.from([TIP]), end: Buffer.from([TIP + 1]), ...t })) {
-        const id = toHex(tipKey.subarray(1));
-        if (entryPoints.has(id)) continue;
-        const own = persisted.get(id);
-        const referenced = own === undefined ? recordMetadata(db.get(key(MESSAGE, tipKey.subarray(1)), t))?.metadata.referencedByMilestoneIndex : undefined;
-        entryPoints.set(id, own ?? referenced ?? latestIndex);
+      for (const { key: entryKey, value } of db.getRange({ start: Buffer.from([ENTRY_POINT]), end: Buffer.from([ENTRY_POINT + 1]), ...t })) {
+        const index = getU32(value, 0);
+        if (latestIndex - index < BELOW_MAX_DEPTH) entryPoints.set(toHex(entryKey.subarray(1)), index);
       }
+      if (milestone !== undefined) entryPoints.set(milestone.messageId, milestone.index);
+      const reach = key(REFERENCED, u32(Math.max(1, latestIndex - BELOW_MAX_DEPTH + 1)));
+      for (const entry of db.getKeys({ start: reach, end: Buffer.from([REFERENCED + 1]), ...t })) entryPoints.set(toHex(entry.subarray(5)), entry.readUInt32BE(1));
 
       const outputs: SnapshotOutput[] = [];
       for (const { key: outputKey, value } of db.getRange({ start: Buffer.from([OUTPUT]), end: Buffer.from([OUTPUT + 1]), ...t })) {
@@ -1164,7 +1302,7 @@ export class LmdbStore implements NodeStore {
         outputs.push({
           outputId: toHex(id),
           messageId: toHex(record.messageId),
-          ...(record.milestoneIndexBooked !== undefined ? { milestoneIndexBooked: record.milestoneIndexBooked } : {}),
+          milestoneIndexBooked: record.milestoneIndexBooked ?? 0,
           output: record.output,
         });
       }
@@ -1199,7 +1337,7 @@ export class LmdbStore implements NodeStore {
 
   async verify(): Promise<string | undefined> {
     const db = this.#read();
-    return withReadTransaction(db, (t) => verifyIn(db, t, this.#entryPoints));
+    return withReadTransaction(db, (t) => verifyIn(db, t));
   }
 
   /**
@@ -1207,9 +1345,14 @@ export class LmdbStore implements NodeStore {
    * a compacting copy (MDB_CP_COMPACT) into a directory beside it, synced, then renamed over data.mdb while the
    * environment is closed, and the environment opened again on the new file. Refused while another process has the
    * store open (a process keeps writing to the file it mapped, so its writes after the swap would be lost); reads and
-   * writes of this store are refused while it runs. Resolves with the file's size before and after, in bytes.
+   * writes of this store are refused while it runs.
    */
-  async compact(): Promise<{ before: number; after: number }> {
+  async compact(): Promise<{
+    /** data.mdb's size in bytes before, free pages included (StoreStats.fileBytes). */
+    before: number;
+    /** Its size after: the data alone, what StoreStats.bytes counted before. */
+    after: number;
+  }> {
     const db = this.#read();
     const refuseIfShared = (): void => {
       const pids = otherProcesses(db);
@@ -1234,7 +1377,6 @@ export class LmdbStore implements NodeStore {
       // Again just before the swap: a process that opened the store during the copy would lose what it writes next.
       refuseIfShared();
       this.#db = undefined;
-      this.#probe = undefined;
       this.#env = undefined;
       closed = true;
       await db.close();
@@ -1258,8 +1400,46 @@ export class LmdbStore implements NodeStore {
  */
 const PRUNE_STEP_ENTRIES = 4096;
 
-/** The metadata records the migration (#migrate) reads before writing any of them (bounds its memory). */
+/**
+ * Deletes up to `limit` of the 16 entries below `end` (claims and pending outputs made before that index), in index
+ * order, each with the record it names while that record says the same index (else the entry is stale: it alone goes).
+ * Answers how many entries went.
+ */
+function pruneLapsed(db: Db, end: Buffer, limit: number): number {
+  const entries: Buffer[] = [];
+  for (const entry of db.getKeys({ start: Buffer.from([MADE_AT]), end, limit })) entries.push(Buffer.from(entry));
+  for (const entry of entries) {
+    const kind = entry[5];
+    if (entry.length === 40 && (kind === CLAIM || kind === PENDING)) {
+      const recordKey = key(kind, entry.subarray(6));
+      const record = db.get(recordKey);
+      if (record !== undefined && madeAt(kind, record) === entry.readUInt32BE(1)) db.removeSync(recordKey);
+    }
+    db.removeSync(entry);
+  }
+  return entries.length;
+}
+
+/** The records of a range the migration (#migrate) reads before writing any of them (bounds its memory). */
 const MIGRATION_CHUNK = 4096;
+
+/**
+ * Gives `body` the records under `prefix` in chunks of MIGRATION_CHUNK, each copied out whole before `body` writes:
+ * `body` may delete or rewrite the records it was given (the next chunk starts after the last key read), and write
+ * elsewhere.
+ */
+function inChunks(db: Db, prefix: number, body: (chunk: { key: Buffer; value: Buffer }[]) => void): void {
+  const end = Buffer.from([prefix + 1]);
+  let start = Buffer.from([prefix]);
+  for (;;) {
+    const chunk: { key: Buffer; value: Buffer }[] = [];
+    for (const entry of db.getRange({ start, end, limit: MIGRATION_CHUNK })) chunk.push({ key: Buffer.from(entry.key), value: Buffer.from(entry.value) });
+    if (chunk.length > 0) body(chunk);
+    if (chunk.length < MIGRATION_CHUNK) return;
+    // The least key after the last one read.
+    start = Buffer.concat([chunk[chunk.length - 1]!.key, Buffer.from([0])]);
+  }
+}
 
 /** A message pruning deletes, with the 11 or 12 key it was found by. */
 interface PruneVictim {
@@ -1337,30 +1517,36 @@ function fsyncPath(path: string): void {
 /**
  * The checks of NodeStore.verify over one read transaction, in key order, stopping at the first inconsistency: the
  * header; every message's record (its metadata, a seq below the next one, then bytes that hash to its id and decode)
- * and its index entries; no metadata record of an older schema left apart; children and index entries (at their
- * message's seq), tip and 11/12 entries against the messages; the tip set's two tables against each other, its count
- * and the children entries; every 11/12 entry against its message's metadata, and every message listed by exactly one;
- * no message or milestone at or below the pruning index, and every milestone's message stored but at pruning index + 1
- * (a snapshot's); outputs, spends and address lists against one another; balances against the unspent outputs; on a
- * ledger store, the total supply. LMDB keeps no checksums of its own, so this is where a damaged data page shows.
+ * and its index entries; no record of an older schema's layout left (metadata apart, the tip set); children and index
+ * entries (at their message's seq) and 11/12 entries against the messages; every 11/12 entry against its message's
+ * metadata, and every message listed by exactly one; no message or milestone at or below the pruning index, and every
+ * milestone's message stored but at pruning index + 1 (a snapshot's); every output booked and every spend confirmed by
+ * a milestone that exists, each output below the next output seq; outputs, spends and address lists against one
+ * another; no claim on a spent output, each pending output not booked, both made at a milestone
+ * that exists and listed under it by exactly one 16 entry (each entry naming a record made at its index); balances
+ * against the unspent outputs; on a ledger store, the total supply. LMDB keeps no checksums of its own, so this is
+ * where a damaged data page shows.
  */
-function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, number>): string | undefined {
+function verifyIn(db: Db, t: ReadOptions): string | undefined {
   const range = (prefix: number): { start: Buffer; end: Buffer; transaction: Transaction } => ({ start: Buffer.from([prefix]), end: Buffer.from([prefix + 1]), ...t });
-  const stored = (id: Uint8Array): boolean => db.get(key(MESSAGE, id), t) !== undefined;
-  const isEntryPoint = (id: Uint8Array): boolean => db.get(key(ENTRY_POINT, id), t) !== undefined || entryPoints.has(toHex(id));
-  const metadataOf = (id: Uint8Array): { seq: number; metadata: MessageMetadata } | undefined => recordMetadata(db.get(key(MESSAGE, id), t));
+  // Most of verify's time goes into point reads; these read a record in place (see peek) instead of copying it out.
+  const has = (k: Buffer): boolean => peek(db, k, t) !== undefined;
+  const stored = (id: Uint8Array): boolean => has(key(MESSAGE, id));
+  const metadataOf = (id: Uint8Array): { seq: number; metadata: MessageMetadata } | undefined => recordMetadata(peek(db, key(MESSAGE, id), t));
 
-  for (const name of ["schema", "network", "ledger", "seq", "tips", "pruning"]) {
+  for (const name of ["schema", "network", "ledger", "seq", "outputSeq", "pruning"]) {
     if (db.get(metaKey(name), t) === undefined) return `header: the "${name}" record is missing`;
   }
 
   // Seqs are given from the header's next one: a message at or above it would share its seq's entries with the next.
   const nextSeq = getU64(db.get(k().SEQ, t)!, 0);
+  const pruned = pruningIn(db, t);
+  // One pass over the messages (the largest range of all; its records are read once).
   for (const { key: k, value } of db.getRange(range(MESSAGE))) {
     const id = toHex(k.subarray(1));
     if (k.length !== 33) return `message key ${toHex(k)}: ${k.length - 1} bytes of id, expected 32`;
     if (value.length < METADATA_SIZE) return `message ${id}: its record is ${value.length} bytes, too short to hold its metadata (${METADATA_SIZE})`;
-    const seq = getU64(value, 0);
+    const { seq, metadata } = decodeMetadata(value);
     if (seq >= nextSeq) return `message ${id}: at seq ${seq}, not below the header's next seq ${nextSeq}`;
     const bytes = recordBytes(value);
     const hash = toHex(blake2b256(bytes));
@@ -1375,12 +1561,21 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
     // still stored until the last.)
     const seqBytes = value.subarray(0, 8);
     for (const index of indexesOf(message)) {
-      if (db.get(key(INDEX, Uint8Array.of(index.length), index, seqBytes), t) === undefined) return `message ${id}: no index entry under its index ${toHex(index)}`;
+      if (!has(key(INDEX, Uint8Array.of(index.length), index, seqBytes))) return `message ${id}: no index entry under its index ${toHex(index)}`;
     }
+    // Listed by its one 11 or 12 entry (checked against the metadata below), and gone if its milestone was pruned.
+    const ref = metadata.referencedByMilestoneIndex;
+    if (ref !== undefined && ref <= pruned) return `message ${id}: referenced by milestone ${ref}, at or below the pruning index ${pruned}, yet still stored`;
+    const entry = ref === undefined ? key(UNREFERENCED, seqBytes, k.subarray(1)) : key(REFERENCED, u32(ref), k.subarray(1));
+    if (!has(entry)) return `message ${id}: no ${ref === undefined ? "unreferenced entry" : `entry of milestone ${ref}`} lists it`;
   }
   // Schema 2 kept metadata apart; the migration merged every such record into its message's.
   const apart = first(db, Buffer.from([METADATA]), Buffer.from([METADATA + 1]), t);
   if (apart !== undefined) return `metadata of ${toHex(apart.subarray(1))}: a record apart from its message (an older schema's layout)`;
+  // Schemas 1 to 3 kept a tip set; the migration dropped it.
+  const tip = first(db, Buffer.from([TIP]), Buffer.from([TIP_AGE + 1]), t);
+  if (tip !== undefined) return `tip entry ${toHex(tip)}: a record of the tip set an older schema kept`;
+  if (db.get(k().TIP_COUNT, t) !== undefined) return `header: the "tips" record of an older schema is left`;
   for (const k of db.getKeys(range(CHILD))) {
     if (k.length !== 73) return `child entry ${toHex(k)}: ${k.length} bytes, expected 73`;
     const child = metadataOf(k.subarray(41));
@@ -1395,31 +1590,6 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
     if (found === undefined) return `index entry ${index} → ${toHex(value)}: no message ${toHex(value)} is stored`;
     if (found.seq !== getU64(k, 2 + length)) return `index entry ${index} → ${toHex(value)}: at seq ${getU64(k, 2 + length)}, but message ${toHex(value)} has seq ${found.seq}`;
   }
-  // The tip set: each tip once by id (05) and once by age (06), at its message's seq (0 for an entry point, stored or
-  // not), with no child entry under it, and counted: a stray or missing entry, or a count that drifted, would make the
-  // set drop the wrong tip or outgrow its bound.
-  let tips = 0;
-  for (const { key: k, value } of db.getRange(range(TIP))) {
-    const id = k.subarray(1);
-    const name = toHex(id);
-    tips++;
-    if (k.length !== 33 || value.length !== 8) return `tip entry ${toHex(k)}: ${k.length - 1} bytes of id and ${value.length} of seq, expected 32 and 8`;
-    const seq = getU64(value, 0);
-    const own = metadataOf(id)?.seq;
-    const entryPoint = isEntryPoint(id);
-    if (own === undefined && !entryPoint) return `tip ${name}: no message is stored for it and it is no entry point`;
-    if (seq !== own && !(entryPoint && seq === 0)) return `tip ${name}: at seq ${seq}, but ${own === undefined ? "it is an entry point (seq 0)" : `message ${name} has seq ${own}`}`;
-    if (db.get(key(TIP_AGE, value, id), t) === undefined) return `tip ${name}: no entry by age lists it`;
-    const asParent = key(CHILD, id);
-    if (first(db, asParent, after(asParent), t) !== undefined) return `tip ${name}: a child entry lists a message under it`;
-  }
-  for (const k of db.getKeys(range(TIP_AGE))) {
-    const id = k.subarray(9);
-    if (k.length !== 41) return `tip age entry ${toHex(k)}: ${k.length} bytes, expected 41`;
-    if (!db.get(key(TIP, id), t)?.equals(k.subarray(1, 9))) return `tip age entry ${toHex(id)} at seq ${getU64(k, 1)}: it is not a tip at that seq`;
-  }
-  const counted = getU64(db.get(k().TIP_COUNT, t)!, 0);
-  if (counted !== tips) return `header: the "tips" record counts ${counted} tips, the store holds ${tips}`;
   // The 11 and 12 entries are what pruning goes by: each must say what its message's metadata says (11: not referenced
   // yet, at its seq; 12: referenced by that milestone), and every message has its one entry. A stale one would make
   // pruning take a message of another milestone.
@@ -1442,15 +1612,6 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
     const ref = found.metadata.referencedByMilestoneIndex;
     if (ref !== index) return `entry of milestone ${index} → ${id}: message ${id} is ${ref === undefined ? "not referenced by any milestone" : `referenced by milestone ${ref}`}`;
   }
-  const pruned = pruningIn(db, t);
-  for (const { key: k, value } of db.getRange(range(MESSAGE))) {
-    const id = k.subarray(1);
-    const { seq, metadata } = decodeMetadata(value);
-    const ref = metadata.referencedByMilestoneIndex;
-    if (ref !== undefined && ref <= pruned) return `message ${toHex(id)}: referenced by milestone ${ref}, at or below the pruning index ${pruned}, yet still stored`;
-    const entry = ref === undefined ? key(UNREFERENCED, u64(seq), id) : key(REFERENCED, u32(ref), id);
-    if (db.get(entry, t) === undefined) return `message ${toHex(id)}: no ${ref === undefined ? "unreferenced entry" : `entry of milestone ${ref}`} lists it`;
-  }
   // A milestone's message may be missing only at pruning index + 1: a snapshot's milestone (or one being pruned).
   for (const { key: k, value } of db.getRange(range(MILESTONE))) {
     const index = k.readUInt32BE(1);
@@ -1458,16 +1619,25 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
     if (index > pruned + 1 && !stored(value.subarray(0, 32))) return `milestone ${index}: its message ${toHex(value.subarray(0, 32))} is not stored`;
   }
 
+  // The ledger holds what confirmed milestones made it: every output booked, every spend confirmed, by a milestone no
+  // later than the latest; each claim (the API's hint) on an unspent output or a pending one.
+  const latest = last(db, Buffer.from([MILESTONE]), Buffer.from([MILESTONE + 1]), t)?.key.readUInt32BE(1) ?? 0;
+  const nextOutputSeq = getU64(db.get(k().OUTPUT_SEQ, t)!, 0);
   // Outputs: each unspent one in its address's list, summed per address; each spend names a stored output.
   const balances = new Map<string, { balance: number; dustAllowance: number; dustOutputs: number }>();
   let supply = 0;
   for (const { key: k, value } of db.getRange(range(OUTPUT))) {
     const id = k.subarray(1);
+    if (k.length !== 35) return `output key ${toHex(k)}: ${k.length - 1} bytes of id, expected 34`;
     if (value.length !== OUTPUT_SIZE) return `output ${toHex(id)}: ${value.length} bytes, expected ${OUTPUT_SIZE}`;
     const record = decodeOutput(value);
+    const booked = record.milestoneIndexBooked;
+    if (booked === undefined) return `output ${toHex(id)}: booked by no milestone`;
+    if (booked > latest) return `output ${toHex(id)}: booked by milestone ${booked}, after the latest ${latest}`;
+    if (record.seq >= nextOutputSeq) return `output ${toHex(id)}: at output seq ${record.seq}, not below the header's next output seq ${nextOutputSeq}`;
     const address = record.output.address.address;
-    const spent = db.get(key(SPENT, id), t) !== undefined;
-    const listed = (prefix: number): boolean => db.get(key(prefix, address, u64(record.seq), id), t) !== undefined;
+    const spent = has(key(SPENT, id));
+    const listed = (prefix: number): boolean => has(key(prefix, address, u64(record.seq), id));
     if (!spent) {
       if (!listed(ADDRESS_UNSPENT)) return `output ${toHex(id)}: unspent, but not in the unspent outputs of address ${toHex(address)}`;
       const b = balances.get(toHex(address)) ?? { balance: 0, dustAllowance: 0, dustOutputs: 0 };
@@ -1478,8 +1648,42 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
       supply += record.output.amount;
     } else if (!listed(ADDRESS_SPENT)) return `output ${toHex(id)}: spent, but not in the spent outputs of address ${toHex(address)}`;
   }
-  for (const k of db.getKeys(range(SPENT))) {
-    if (db.get(key(OUTPUT, k.subarray(1)), t) === undefined) return `spent record ${toHex(k.subarray(1))}: no such output is stored`;
+  for (const { key: k, value } of db.getRange(range(SPENT))) {
+    const id = toHex(k.subarray(1));
+    if (value.length !== SPENT_SIZE) return `spent record ${id}: ${value.length} bytes, expected ${SPENT_SIZE}`;
+    if (!has(key(OUTPUT, k.subarray(1)))) return `spent record ${id}: no such output is stored`;
+    const confirmed = getU32(value, 64);
+    if (confirmed === NONE) return `spent record ${id}: confirmed by no milestone`;
+    if (confirmed > latest) return `spent record ${id}: confirmed by milestone ${confirmed}, after the latest ${latest}`;
+  }
+  // No claim on a spent output (a claim whose pending output went, discarded or pruned first, is harmless: a spend of
+  // it finds no output; it lapses and is pruned in its turn); each pending output not booked; each listed under its
+  // index.
+  for (const { key: k, value } of db.getRange(range(CLAIM))) {
+    const id = toHex(k.subarray(1));
+    if (k.length !== 35 || value.length !== SPENT_SIZE) return `claim ${toHex(k)}: ${k.length - 1} bytes of output id and ${value.length} of record, expected 34 and ${SPENT_SIZE}`;
+    if (has(key(SPENT, k.subarray(1)))) return `claim on output ${id}: the output is spent`;
+    const index = getU32(value, 64);
+    if (index > latest) return `claim on output ${id}: made at milestone ${index}, after the latest ${latest}`;
+    if (!has(madeAtKey(index, CLAIM, k.subarray(1)))) return `claim on output ${id}: made at milestone ${index}, but no entry of that index lists it`;
+  }
+  for (const { key: k, value } of db.getRange(range(PENDING))) {
+    const id = toHex(k.subarray(1));
+    if (k.length !== 35 || value.length !== PENDING_SIZE) return `pending output ${toHex(k)}: ${k.length - 1} bytes of output id and ${value.length} of record, expected 34 and ${PENDING_SIZE}`;
+    if (has(key(OUTPUT, k.subarray(1)))) return `pending output ${id}: the ledger books it already`;
+    const index = getU32(value, 32);
+    if (index > latest) return `pending output ${id}: made at milestone ${index}, after the latest ${latest}`;
+    if (!has(madeAtKey(index, PENDING, k.subarray(1)))) return `pending output ${id}: made at milestone ${index}, but no entry of that index lists it`;
+  }
+  for (const k of db.getKeys(range(MADE_AT))) {
+    const kind = k[5];
+    if (k.length !== 40 || (kind !== CLAIM && kind !== PENDING)) return `entry ${toHex(k)} of the claims and pending outputs by index: ${k.length} bytes of kind ${kind === undefined ? "none" : kind.toString(16).padStart(2, "0")}, expected 40 of kind 14 or 15`;
+    const index = k.readUInt32BE(1);
+    const what = `${kind === CLAIM ? "claim on output" : "pending output"} ${toHex(k.subarray(6))}`;
+    const record = peek(db, key(kind, k.subarray(6)), t);
+    if (record === undefined) return `entry of milestone ${index} → ${what}: none is stored`;
+    const made = madeAt(kind, record);
+    if (made !== index) return `entry of milestone ${index} → ${what}: made at milestone ${made ?? "unknown"}`;
   }
   for (const prefix of [ADDRESS_UNSPENT, ADDRESS_SPENT]) {
     const kind = prefix === ADDRESS_UNSPENT ? "unspent" : "spent";
@@ -1488,8 +1692,11 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
       const id = k.subarray(41);
       const raw = db.get(key(OUTPUT, id), t);
       if (raw === undefined) return `address ${address}: its ${kind} outputs list ${toHex(id)}, which is not stored`;
-      if ((db.get(key(SPENT, id), t) !== undefined) !== (prefix === ADDRESS_SPENT)) return `address ${address}: its ${kind} outputs list ${toHex(id)}, which is ${kind === "spent" ? "unspent" : "spent"}`;
-      if (toHex(decodeOutput(raw).output.address.address) !== address) return `address ${address}: its ${kind} outputs list ${toHex(id)}, which belongs to another address`;
+      if (has(key(SPENT, id)) !== (prefix === ADDRESS_SPENT)) return `address ${address}: its ${kind} outputs list ${toHex(id)}, which is ${kind === "spent" ? "unspent" : "spent"}`;
+      const record = decodeOutput(raw);
+      if (toHex(record.output.address.address) !== address) return `address ${address}: its ${kind} outputs list ${toHex(id)}, which belongs to another address`;
+      // At another seq, the entry would list the output twice, or out of its order.
+      if (getU64(k, 33) !== record.seq) return `address ${address}: its ${kind} outputs list ${toHex(id)} at output seq ${getU64(k, 33)}, but the output has seq ${record.seq}`;
     }
   }
   for (const { key: k, value } of db.getRange(range(BALANCE))) {
@@ -1508,6 +1715,21 @@ function verifyIn(db: Db, t: ReadOptions, entryPoints: ReadonlyMap<string, numbe
   }
   if (db.get(k().LEDGER, t)?.[0] === 1 && supply !== TOTAL_SUPPLY) return `ledger: the unspent outputs sum to ${supply}, not the total supply ${TOTAL_SUPPLY}`;
   return undefined;
+}
+
+/**
+ * The record under `k` in the read transaction `t`, in place: lmdb-js's reusable read buffer (getBinaryFast, which
+ * takes the transaction though its typings do not say so), valid until the next read. For a check of presence, or a
+ * record decoded before the next read: db.get copies every value it reads into a Buffer of its own.
+ */
+function peek(db: Db, k: Buffer, t: ReadOptions): Buffer | undefined {
+  return (db.getBinaryFast as (id: Buffer, options: ReadOptions) => Buffer | undefined).call(db, k, t);
+}
+
+/** The pending output of `outputId` in `db`'s current view (inside a write: the write's own). */
+function pendingIn(db: Db, outputId: Uint8Array): PendingOutput | undefined {
+  const raw = db.get(key(PENDING, outputId));
+  return raw === undefined ? undefined : decodePendingOutput(outputId, raw, toHex);
 }
 
 /** A stored balance record, or none stored: the empty balance. */
@@ -1530,37 +1752,24 @@ function milestoneRecord(k: Uint8Array, value: Uint8Array): MilestoneRecord {
   return { index: getU32(k, 1), messageId: toHex(value.subarray(0, 32)), timestamp: getU64(value, 32) };
 }
 
-/** Where a write's records go: straight into the transaction (direct), or gathered to be made at the end (Writes). */
+/** Where an accept's records go: straight into the transaction (direct), or gathered to be made at the end (Writes). */
 interface Sink {
   put(key: Buffer, value: Buffer): void;
   remove(key: Buffer): void;
-  /** The value `key` has once what was given to the sink is written. */
-  read(db: Db, key: Buffer): Buffer | undefined;
-  /** Whether `key` is removed by what was given to the sink and is not written yet. */
-  removes(key: Uint8Array): boolean;
-  /** How many removals were given to the sink and are not written yet. */
-  readonly removals: number;
 }
 
 function direct(db: Db): Sink {
-  return {
-    put: (k, v) => void db.putSync(k, v),
-    remove: (k) => void db.removeSync(k),
-    read: (d, k) => d.get(k),
-    removes: () => false,
-    removals: 0,
-  };
+  return { put: (k, v) => void db.putSync(k, v), remove: (k) => void db.removeSync(k) };
 }
 
 /**
  * The writes of one accept, gathered in order while it reads and checks and made by `apply` at the end, so that nothing
- * but LMDB's own puts and deletes runs after its first write (see #writeFlat). A read of a record the accept wrote
- * goes through `read`.
+ * but LMDB's own puts runs after its first write (see #writeFlat).
  */
 class Writes implements Sink {
   readonly #keys: Buffer[] = [];
+  /** undefined: a removal. */
   readonly #values: (Buffer | undefined)[] = [];
-  removals = 0;
 
   put(key: Buffer, value: Buffer): void {
     this.#keys.push(key);
@@ -1570,17 +1779,6 @@ class Writes implements Sink {
   remove(key: Buffer): void {
     this.#keys.push(key);
     this.#values.push(undefined);
-    this.removals++;
-  }
-
-  read(db: Db, key: Buffer): Buffer | undefined {
-    for (let i = this.#keys.length - 1; i >= 0; i--) if (this.#keys[i]!.equals(key)) return this.#values[i];
-    return db.get(key);
-  }
-
-  removes(key: Uint8Array): boolean {
-    for (let i = this.#keys.length - 1; i >= 0; i--) if (this.#keys[i]!.equals(key)) return this.#values[i] === undefined;
-    return false;
   }
 
   apply(db: Db): void {
@@ -1591,40 +1789,6 @@ class Writes implements Sink {
       if (value === undefined) db.removeSync(keys[i]!);
       else db.putSync(keys[i]!, value);
     }
-  }
-}
-
-/**
- * A key range read on every accept (has this message children already? which tip is the oldest?): one lmdb-js range
- * kept per environment and pointed at new bounds before each read, where getRange would build a new iterable, its
- * closures and a decoder on every call. Those, made inside the write and left for the collector, survived young-generation
- * collections and dragged more of each submission into the old generation with them. Reusing the range (edge bench,
- * LMDB, submissions): 1.47 → 1.01 MB promoted per scavenge (V8's --trace-gc-nvp), 13 → 9 full collections in a phase, and
- * 191–209 → 181–195 µs of server CPU per submission over four paired rounds.
- * The bounds are read when an iteration begins: set them and iterate at once, with nothing in between (all synchronous),
- * and never iterate the probe inside another iteration of it (both would share the bounds). Used inside writes only:
- * lmdb-js fixes a range's snapshot mode on its first use, and inside a write that is the write's own view.
- */
-class RangeProbe {
-  readonly #bounds: { start: Buffer; end: Buffer; values: false };
-  readonly #keys: Iterable<Buffer>;
-
-  constructor(db: Db) {
-    this.#bounds = { start: k().EMPTY, end: k().EMPTY, values: false };
-    this.#keys = db.getRange(this.#bounds) as unknown as Iterable<Buffer>;
-  }
-
-  /** The keys from `start` (inclusive) to `end` (exclusive) in order, read as the caller iterates (break to stop). */
-  keys(start: Buffer, end: Buffer): Iterable<Buffer> {
-    this.#bounds.start = start;
-    this.#bounds.end = end;
-    return this.#keys;
-  }
-
-  /** Whether any key lies from `start` (inclusive) to `end` (exclusive). */
-  any(start: Buffer, end: Buffer): boolean {
-    for (const _ of this.keys(start, end)) return true;
-    return false;
   }
 }
 

@@ -1,15 +1,20 @@
-// The memory engine of the storage contract: maps in one process, for tests, browsers and `serve --in-memory`.
-// Every write is synchronous, so the ledger check and the write are one step with nothing to interleave between them.
+// The memory engine of the storage contract: maps in one process, for tests, browsers and `serve --in-memory`, and the
+// reference the other engines are compared with. Every write is synchronous, so a check and its write are one step.
 // Bounded: past `maxMessages` the oldest messages are forgotten (the ledger and milestones are kept). Pruning, snapshots
 // and verification follow the rules every engine keeps (contract.ts, NodeStore.prune/readSnapshot/verify).
 import { toHex } from "../../bytes/hex.js";
 import { TOTAL_SUPPLY } from "../../bytes/limits.js";
-import { messageId as hashMessageId, outputId as makeOutputId, parseOutputId } from "../../model/ids.js";
+import { messageId as hashMessageId, parseOutputId } from "../../model/ids.js";
 import { NodeError } from "../errors.js";
-import { addBalance, balanceDeltas, checkLedgerState, EMPTY_BALANCE, isDustOutput, ledgerOutput, type BalanceDelta } from "../ledger.js";
+import { ProtocolError } from "../../bytes/errors.js";
+import { BELOW_MAX_DEPTH } from "../../bytes/limits.js";
+import { addBalance, balanceDeltas, checkClaim, EMPTY_BALANCE, isDustOutput, milestoneDeltas, pendingOutputsOf, type BalanceDelta } from "../ledger.js";
 import {
   ZERO_MESSAGE_ID,
   type Acceptance,
+  type ClaimRecord,
+  type MilestoneApplication,
+  type PendingOutput,
   type AcceptResult,
   type AddressBalance,
   type AddressOutputsQuery,
@@ -28,17 +33,14 @@ import {
 } from "./contract.js";
 import { genesisRecords, indexesOf, storeClosed } from "./common.js";
 
+/** The bounds and solid entry points of a MemoryStore. */
 export interface MemoryStoreOptions {
   /** Solid entry points (ids that count as known parents). Default: the all-zero message id. */
   entryPoints?: string[];
-  /** Most tips kept; past it the oldest tip is dropped. Default 1000. */
-  maxTips?: number;
   /** Most messages kept; past it the oldest are forgotten. Default 100,000. */
   maxMessages?: number;
   /** Most ids remembered per index and children per message. Default 1000 (the newest). */
   maxPerIndex?: number;
-  /** Random source for tip selection, for reproducible tests. Default Math.random. */
-  random?: () => number;
 }
 
 interface Entry {
@@ -51,12 +53,16 @@ interface Entry {
 // What `bytes()` counts per record besides the message bytes themselves: the sizes the records would take serialized
 // (as the embedded engine writes them), not the JavaScript heap they take here. An estimate, for the metric and stats.
 const METADATA_BYTES = 32 + 48; // id key + arrival, flags, cone roots, milestone indexes
-const ENTRY_BYTES = 2 * 32 + 8; // one child, index or tip entry: two ids and a sequence number
+const ENTRY_BYTES = 2 * 32 + 8; // one child, index or unreferenced entry: two ids and a sequence number
 const OUTPUT_BYTES = 34 + 90; // output id key + creating message, seq, booked index, output, spent record
 const MILESTONE_BYTES = 4 + 32 + 8 + 2 * 4; // index, message id, timestamp, UTXO change list headers
 
 type MutableOutput = { -readonly [K in keyof OutputRecord]: OutputRecord[K] };
 
+/**
+ * The storage contract in one process's maps, for tests, browsers and `serve --in-memory`: nothing survives the process,
+ * and past `maxMessages` the oldest messages are forgotten (the ledger and milestones are kept).
+ */
 export class MemoryStore implements NodeStore {
   readonly engine = "memory";
   // The same map, read-only outside: open({ snapshot }) replaces its contents with the snapshot's entry points.
@@ -68,22 +74,20 @@ export class MemoryStore implements NodeStore {
   // Ids of messages each milestone referenced, and the seq of the milestone's own message: what pruning takes per milestone.
   readonly #referencedBy = new Map<number, Set<string>>();
   readonly #milestoneSeq = new Map<number, number>();
-  // Insertion order = age: the first key is the oldest tip.
-  readonly #tips = new Map<string, true>();
   readonly #children = new Map<string, string[]>();
   readonly #byIndex = new Map<string, string[]>();
   readonly #outputs = new Map<string, MutableOutput>();
   readonly #byAddress = new Map<string, string[]>();
   readonly #balances = new Map<string, AddressBalance>();
+  readonly #claims = new Map<string, ClaimRecord>();
+  readonly #pending = new Map<string, PendingOutput>();
   readonly #milestones = new Map<number, MilestoneRecord>();
   readonly #utxoChanges = new Map<number, UtxoChanges>();
   readonly #redeemed = new Map<string, number>();
   readonly #revoked = new Map<string, number>();
   readonly #secrets = new Map<string, Uint8Array>();
-  readonly #maxTips: number;
   readonly #maxMessages: number;
   readonly #maxPerIndex: number;
-  readonly #random: () => number;
   #network: string | undefined;
   #ledger = false;
   #latest: MilestoneRecord | undefined;
@@ -94,15 +98,10 @@ export class MemoryStore implements NodeStore {
   #closed = false;
 
   constructor(options: MemoryStoreOptions = {}) {
-    this.#maxTips = Math.max(1, options.maxTips ?? 1000);
     this.#maxMessages = Math.max(1, options.maxMessages ?? 100_000);
     this.#maxPerIndex = Math.max(1, options.maxPerIndex ?? 1000);
-    this.#random = options.random ?? Math.random;
     const entryPoints = (options.entryPoints ?? [ZERO_MESSAGE_ID]).map((id) => id.toLowerCase());
-    for (const id of entryPoints) {
-      this.#entryPoints.set(id, 0);
-      this.#tips.set(id, true);
-    }
+    for (const id of entryPoints) this.#entryPoints.set(id, 0);
   }
 
   /** Messages held now. */
@@ -139,7 +138,7 @@ export class MemoryStore implements NodeStore {
     return { created, ledger: this.#ledger, ...(this.#coordinatorKeys !== undefined ? { coordinatorPublicKeys: [...this.#coordinatorKeys] } : {}) };
   }
 
-  /** A new store from a snapshot: its ledger, milestone, entry points (as tips) and coordinator keys. */
+  /** A new store from a snapshot: its ledger, milestone, entry points and coordinator keys. */
   #loadSnapshot(network: string, snapshot: LedgerSnapshot): void {
     // Every output id parsed before anything is written: a snapshot refused here leaves the store uncreated.
     const records: MutableOutput[] = (snapshot.ledger ? snapshot.outputs : []).map((o) => {
@@ -150,7 +149,9 @@ export class MemoryStore implements NodeStore {
         outputIndex: index,
         messageId: o.messageId.toLowerCase(),
         output: o.output,
-        ...(o.milestoneIndexBooked !== undefined ? { milestoneIndexBooked: o.milestoneIndexBooked } : {}),
+        // An output of a snapshot written while the ledger moved at acceptance may be unbooked: the snapshot's milestone
+        // is the first this ledger knows it by.
+        milestoneIndexBooked: o.milestoneIndexBooked ?? snapshot.milestone?.index ?? 0,
       };
     });
     this.#network = network;
@@ -165,11 +166,7 @@ export class MemoryStore implements NodeStore {
       this.#pruningIndex = index - 1;
     }
     this.#entryPoints.clear();
-    this.#tips.clear();
-    for (const { messageId, index } of snapshot.entryPoints) {
-      this.#entryPoints.set(messageId.toLowerCase(), index);
-      this.#tips.set(messageId.toLowerCase(), true);
-    }
+    for (const { messageId, index } of snapshot.entryPoints) this.#entryPoints.set(messageId.toLowerCase(), index);
     this.#coordinatorKeys = snapshot.coordinatorPublicKeys.map((k) => k.toLowerCase());
   }
 
@@ -185,52 +182,62 @@ export class MemoryStore implements NodeStore {
     return this.acceptSync(acceptance);
   }
 
-  /** The synchronous body of accept: the ledger check and every write happen with nothing interleaved. */
+  /** The synchronous body of accept: the claim check and every write happen with nothing interleaved. */
   acceptSync(acceptance: Acceptance): AcceptResult {
     this.#check();
     const { id } = acceptance;
     if (this.#messages.has(id)) return { stored: false };
     // Check everything that can fail before writing anything.
-    let deltas: Map<string, BalanceDelta> | undefined;
-    const mutation = acceptance.ledger;
-    if (mutation !== undefined) {
-      deltas = checkLedgerState(
-        mutation,
-        mutation.consumed.map((o) => ledgerOutput(this.#outputs.get(o))),
-        (key) => this.#balances.get(key) ?? EMPTY_BALANCE,
-      ).deltas;
-    }
+    const claim = acceptance.claim;
+    const claimed =
+      claim === undefined
+        ? []
+        : checkClaim(
+            claim,
+            claim.consumed.map((o) => this.#outputs.get(o)),
+            claim.consumed.map((o) => this.#pending.get(o)),
+            claim.consumed.map((o) => this.#claims.get(o)),
+            this.#latest?.index ?? 0,
+          );
     const milestone = acceptance.milestone;
-    if (milestone !== undefined) {
-      const next = (this.#latest?.index ?? 0) + 1;
-      if (milestone.index !== next) throw new NodeError("MILESTONE_CONFLICT", `milestone ${milestone.index} is not the next one (${next})`);
-    }
+    if (milestone !== undefined) this.#checkMilestone(milestone);
 
     const seq = ++this.#seq;
     this.#messages.set(id, { stored: { id, bytes: acceptance.bytes, message: acceptance.message }, metadata: { arrivalTime: acceptance.arrivalTime, solid: true, coneRoots: acceptance.coneRoots }, seq });
     this.#unreferenced.set(id, seq);
     this.#messageBytes += acceptance.bytes.length;
-    for (const parent of acceptance.message.parents) {
-      const p = toHex(parent);
-      this.#tips.delete(p);
-      pushBounded(this.#children, p, id, this.#maxPerIndex);
-    }
-    if (!this.#children.has(id)) {
-      this.#tips.set(id, true);
-      if (this.#tips.size > this.#maxTips) this.#tips.delete(this.#tips.keys().next().value!);
-    }
+    for (const parent of acceptance.message.parents) pushBounded(this.#children, toHex(parent), id, this.#maxPerIndex);
     for (const index of indexesOf(acceptance.message)) pushBounded(this.#byIndex, toHex(index), id, this.#maxPerIndex);
-
-    if (mutation !== undefined && deltas !== undefined) {
-      for (const consumed of mutation.consumed) this.#outputs.get(consumed)!.spent = { transactionId: mutation.transactionId, messageId: id };
-      mutation.created.forEach((output, index) => {
-        this.#insertOutput({ outputId: makeOutputId(mutation.transactionId, index), transactionId: mutation.transactionId, outputIndex: index, messageId: id, output });
-      });
-      this.#addBalances(deltas);
+    if (claim !== undefined) {
+      const index = this.#latest?.index ?? 0;
+      for (const o of claimed) this.#claims.set(o, { transactionId: claim.transactionId, messageId: id, index });
+      for (const p of pendingOutputsOf(claim, id, index)) if (!this.#outputs.has(p.outputId)) this.#pending.set(p.outputId, p);
     }
     if (milestone !== undefined) this.#confirm(milestone);
     if (this.#messages.size > this.#maxMessages) this.#evictOldest();
     return { stored: true };
+  }
+
+  async confirmMilestone(application: MilestoneApplication): Promise<void> {
+    this.#check();
+    this.#checkMilestone(application);
+    if (!this.#messages.has(application.messageId)) throw new ProtocolError("INVALID_ARGUMENT", `the message of milestone ${application.index} is not stored`, { path: "messageId" });
+    this.#confirm(application);
+  }
+
+  /** What confirming `milestone` needs of the store before anything is written: the next index, and every output it
+   * spends unspent in the ledger (or created earlier in its own walk). */
+  #checkMilestone(milestone: MilestoneApplication): void {
+    const next = (this.#latest?.index ?? 0) + 1;
+    if (milestone.index !== next) throw new NodeError("MILESTONE_CONFLICT", `milestone ${milestone.index} is not the next one (${next})`);
+    const created = new Set(milestone.created.map((o) => o.outputId));
+    for (const { outputId } of milestone.consumed) {
+      const record = this.#outputs.get(outputId);
+      if (created.has(outputId)) continue;
+      if (record === undefined || record.spent !== undefined) {
+        throw new NodeError("STORE_CORRUPT", `milestone ${milestone.index} spends output ${outputId}, which the ledger ${record === undefined ? "does not hold" : "has spent"}`);
+      }
+    }
   }
 
   #insertOutput(record: MutableOutput): void {
@@ -245,7 +252,8 @@ export class MemoryStore implements NodeStore {
     for (const [key, d] of deltas) this.#balances.set(key, addBalance(this.#balances.get(key) ?? EMPTY_BALANCE, d));
   }
 
-  #confirm(milestone: Acceptance["milestone"] & object): void {
+  /** Applies a milestone that #checkMilestone passed: its references, its ledger mutation, its records. */
+  #confirm(milestone: MilestoneApplication): void {
     const referenced = new Set<string>();
     this.#referencedBy.set(milestone.index, referenced);
     for (const r of milestone.referenced) {
@@ -266,17 +274,20 @@ export class MemoryStore implements NodeStore {
         ...(isMilestone ? { milestoneIndex: milestone.index } : {}),
       };
     }
-    for (const id of milestone.createdOutputs) {
-      const o = this.#outputs.get(id);
-      if (o !== undefined) o.milestoneIndexBooked = milestone.index;
+    for (const o of milestone.created) {
+      this.#insertOutput({ outputId: o.outputId, transactionId: o.transactionId, outputIndex: o.outputIndex, messageId: o.messageId, output: o.output, milestoneIndexBooked: milestone.index });
+      this.#pending.delete(o.outputId);
     }
-    for (const id of milestone.consumedOutputs) {
-      const o = this.#outputs.get(id);
-      if (o?.spent !== undefined) o.spent = { ...o.spent, milestoneIndex: milestone.index };
+    for (const id of milestone.discarded) this.#pending.delete(id);
+    for (const o of milestone.consumed) {
+      this.#outputs.get(o.outputId)!.spent = { transactionId: o.transactionId, messageId: o.messageId, milestoneIndex: milestone.index };
+      this.#claims.delete(o.outputId);
     }
+    for (const r of milestone.released) if (this.#claims.get(r.outputId)?.transactionId === r.transactionId) this.#claims.delete(r.outputId);
+    this.#addBalances(milestoneDeltas(milestone.created, milestone.consumed));
     const record: MilestoneRecord = { index: milestone.index, messageId: milestone.messageId, timestamp: milestone.timestamp };
     this.#milestones.set(milestone.index, record);
-    this.#utxoChanges.set(milestone.index, { index: milestone.index, createdOutputs: [...milestone.createdOutputs], consumedOutputs: [...milestone.consumedOutputs] });
+    this.#utxoChanges.set(milestone.index, { index: milestone.index, createdOutputs: milestone.created.map((o) => o.outputId), consumedOutputs: milestone.consumed.map((o) => o.outputId) });
     this.#latest = record;
   }
 
@@ -284,13 +295,12 @@ export class MemoryStore implements NodeStore {
     this.#deleteMessage(this.#messages.keys().next().value!);
   }
 
-  /** Forgets a message with every entry that names it: metadata, children (as parent and as child), index, tip. */
+  /** Forgets a message with every entry that names it: metadata, children (as parent and as child), index. */
   #deleteMessage(id: string): void {
     const entry = this.#messages.get(id);
     if (entry === undefined) return;
     this.#messages.delete(id);
     this.#messageBytes -= entry.stored.bytes.length;
-    this.#tips.delete(id);
     this.#children.delete(id);
     for (const parent of entry.stored.message.parents) removeFrom(this.#children, toHex(parent), id);
     for (const index of indexesOf(entry.stored.message)) removeFrom(this.#byIndex, toHex(index), id);
@@ -299,7 +309,7 @@ export class MemoryStore implements NodeStore {
     if (by !== undefined) this.#referencedBy.get(by)?.delete(id);
   }
 
-  /** Stores a message with no ledger effect, arriving now (a shortcut for tests and tools). */
+  /** Stores a message with no claim, arriving now (a shortcut for tests and tools). */
   async put(entry: StoredMessage): Promise<boolean> {
     return this.acceptSync({ ...entry, arrivalTime: Date.now(), coneRoots: { oldest: 0, youngest: 0 } }).stored;
   }
@@ -330,23 +340,20 @@ export class MemoryStore implements NodeStore {
     return ids.slice(Math.max(0, ids.length - max));
   }
 
-  /** A uniform random choice of up to `max` tips, so concurrent submissions spread over the tip set. */
-  async tips(max: number): Promise<string[]> {
+  async unreferenced(max: number): Promise<string[]> {
     this.#check();
-    const all = [...this.#tips.keys()];
-    const n = Math.min(Math.max(0, max), all.length);
-    for (let i = 0; i < n; i++) {
-      const j = i + Math.floor(this.#random() * (all.length - i));
-      const t = all[i]!;
-      all[i] = all[j]!;
-      all[j] = t;
-    }
-    return all.slice(0, n);
+    const ids = [...this.#unreferenced.keys()];
+    return ids.slice(Math.max(0, ids.length - Math.max(0, max)));
   }
 
-  /** Every current tip, oldest first (for inspection and tests). */
-  allTips(): string[] {
-    return [...this.#tips.keys()];
+  async claim(outputId: string): Promise<ClaimRecord | undefined> {
+    this.#check();
+    return this.#claims.get(outputId.toLowerCase());
+  }
+
+  async pendingOutput(outputId: string): Promise<PendingOutput | undefined> {
+    this.#check();
+    return this.#pending.get(outputId.toLowerCase());
   }
 
   /** Every stored id, oldest first. */
@@ -454,10 +461,21 @@ export class MemoryStore implements NodeStore {
       this.#deleteMessage(id);
       this.#referencedBy.get(m)?.delete(id);
     }
+    // Claims and pending outputs made at m or before: lapsed for good (m is MIN_PRUNE_KEEP below the latest).
+    let entries = 0;
+    for (const table of [this.#claims, this.#pending] as Map<string, { index: number }>[]) {
+      for (const [id, record] of table) {
+        if (victims.length + entries >= limit) break;
+        if (record.index > m) continue;
+        table.delete(id);
+        entries++;
+      }
+    }
+    const lapsedLeft = [...this.#claims.values(), ...this.#pending.values()].some((r) => r.index <= m);
     const firstUnreferenced = this.#unreferenced.values().next();
-    const left = (this.#referencedBy.get(m)?.size ?? 0) > 0 || (msSeq !== undefined && !firstUnreferenced.done && firstUnreferenced.value < msSeq);
+    const left = lapsedLeft || (this.#referencedBy.get(m)?.size ?? 0) > 0 || (msSeq !== undefined && !firstUnreferenced.done && firstUnreferenced.value < msSeq);
     if (!left) this.#finishMilestone(m);
-    return { pruningIndex: this.#pruningIndex, messages: victims.length, done: this.#pruningIndex >= target };
+    return { pruningIndex: this.#pruningIndex, messages: victims.length, ...(entries > 0 ? { entries } : {}), done: this.#pruningIndex >= target };
   }
 
   /** Milestone m's record and UTXO changes go, and the outputs it consumed (spent for good); the pruning index becomes m. */
@@ -480,16 +498,17 @@ export class MemoryStore implements NodeStore {
     const latest = this.#latest;
     const latestIndex = latest?.index ?? 0;
     const entryPoints = new Map<string, number>();
+    // Entry points of the store's own snapshot still within reach, then every message the last BELOW_MAX_DEPTH
+    // milestones referenced (their own messages among them).
+    for (const [id, index] of this.#entryPoints) if (latestIndex - index < BELOW_MAX_DEPTH) entryPoints.set(id, index);
     if (latest !== undefined) entryPoints.set(latest.messageId, latest.index);
-    for (const tip of this.#tips.keys()) {
-      if (entryPoints.has(tip)) continue;
-      const entry = this.#messages.get(tip);
-      entryPoints.set(tip, entry !== undefined ? (entry.metadata.referencedByMilestoneIndex ?? latestIndex) : (this.#entryPoints.get(tip) ?? latestIndex));
+    for (let index = latestIndex; index > latestIndex - BELOW_MAX_DEPTH && index > 0; index--) {
+      for (const id of this.#referencedBy.get(index) ?? []) entryPoints.set(id, index);
     }
     const outputs = [...this.#outputs.values()]
       .filter((o) => o.spent === undefined)
       .sort((a, b) => (a.outputId < b.outputId ? -1 : a.outputId > b.outputId ? 1 : 0))
-      .map((o) => ({ outputId: o.outputId, messageId: o.messageId, output: o.output, ...(o.milestoneIndexBooked !== undefined ? { milestoneIndexBooked: o.milestoneIndexBooked } : {}) }));
+      .map((o) => ({ outputId: o.outputId, messageId: o.messageId, output: o.output, milestoneIndexBooked: o.milestoneIndexBooked ?? 0 }));
     return {
       network: this.#network ?? "",
       ledger: this.#ledger,
@@ -556,8 +575,10 @@ export class MemoryStore implements NodeStore {
         if (!indexesOf(entry.stored.message).some((i) => toHex(i) === index)) return `the index entry ${index} → ${id}: the message has no such index`;
       }
     }
-    for (const tip of this.#tips.keys()) {
-      if (!this.#messages.has(tip) && !this.#entryPoints.has(tip)) return `the tip ${tip} is neither a stored message nor an entry point`;
+    for (const [id, seq] of this.#unreferenced) {
+      const entry = this.#messages.get(id);
+      if (entry === undefined) return `the unreferenced entry ${id} points to no stored message`;
+      if (entry.seq !== seq || entry.metadata.referencedByMilestoneIndex !== undefined) return `the unreferenced entry ${id} does not match its message`;
     }
     for (const [index, ids] of this.#referencedBy) {
       for (const id of ids) if (!this.#messages.has(id)) return `milestone ${index} lists ${id} as referenced, which is not stored`;
@@ -566,6 +587,18 @@ export class MemoryStore implements NodeStore {
   }
 
   #verifyLedger(): string | undefined {
+    for (const [id, record] of this.#outputs) {
+      if (record.milestoneIndexBooked === undefined) return `the output ${id} is booked by no milestone`;
+      if (record.spent !== undefined && record.spent.milestoneIndex === undefined) return `the spend of output ${id} is confirmed by no milestone`;
+    }
+    for (const [id] of this.#claims) {
+      const record = this.#outputs.get(id);
+      // A claim whose pending output went (discarded, or pruned first) is harmless: a spend of it finds no output. It
+      // lapses and is pruned in its turn. A claim on a spent output would refuse nothing wrongly either, but
+      // confirmation deletes those, so one left is damage.
+      if (record?.spent !== undefined) return `the claim on output ${id} is on a spent output`;
+    }
+    for (const [id] of this.#pending) if (this.#outputs.has(id)) return `the pending output ${id} is booked already`;
     const listed = new Map<string, Set<string>>();
     for (const [address, ids] of this.#byAddress) {
       for (const id of ids) {

@@ -5,11 +5,10 @@ import { LmdbStore } from "./lmdb.js";
 import { MemoryStore } from "./memory.js";
 import { PostgresStore } from "./postgres.js";
 
+/** What createStore passes to whichever engine the location names. */
 export interface CreateStoreOptions {
   /** Solid entry points (ids that count as known parents). Default: the all-zero message id. */
   entryPoints?: string[];
-  /** Most tips kept. Default 1000. */
-  maxTips?: number;
 }
 
 /** True for a location that names a PostgreSQL database rather than a directory. */

@@ -1,8 +1,9 @@
-// Fixed binary layouts of the records the embedded engine keeps (message metadata, outputs, spends, balances,
-// milestones), shared by its reads and writes so a record is laid out in one place. Integers are big-endian; u64
-// values are JavaScript numbers below 2^53 (amounts never exceed the total supply), written as two u32 halves.
+// Fixed binary layouts of the records the embedded engine keeps (message metadata, outputs, spends, claims, pending
+// outputs, balances, milestones), shared by its reads and writes so a record is laid out in one place. Integers are
+// big-endian; u64 values are JavaScript numbers below 2^53 (amounts never exceed the total supply), written as two u32
+// halves.
 import type { Output } from "../../model/types.js";
-import type { AddressBalance, LedgerInclusionState, MessageMetadata, SpentRecord } from "./contract.js";
+import type { AddressBalance, ClaimRecord, LedgerInclusionState, MessageMetadata, PendingOutput, SpentRecord } from "./contract.js";
 
 /** "Not set" for an optional u32 (a milestone index): no real milestone reaches it. */
 export const NONE = 0xffffffff;
@@ -115,7 +116,9 @@ export const OUTPUT_SIZE = 86;
 
 export interface StoredOutput {
   readonly messageId: Uint8Array;
-  /** Creation order: the creating message's seq × 128 + the output index (genesis outputs: their index). */
+  /** Booking order, the key of an address's output lists: the header's next output seq when a milestone booked it
+   * (genesis and snapshot outputs: their index; outputs booked under schemas 1 to 3: their creating message's seq × 128
+   * + the output index, all below the first output seq of schema 4). */
   readonly seq: number;
   readonly milestoneIndexBooked: number | undefined;
   readonly output: Output;
@@ -140,8 +143,10 @@ export function decodeOutput(bytes: Uint8Array): StoredOutput {
 }
 
 // Spent: transactionId 32 | messageId 32 | milestoneIndex u32.
+export const SPENT_SIZE = 68;
+
 export function encodeSpent(transactionId: Uint8Array, messageId: Uint8Array, milestoneIndex: number | undefined): Uint8Array {
-  const out = new Uint8Array(68);
+  const out = new Uint8Array(SPENT_SIZE);
   out.set(transactionId, 0);
   out.set(messageId, 32);
   setU32(out, 64, milestoneIndex ?? NONE);
@@ -151,6 +156,37 @@ export function encodeSpent(transactionId: Uint8Array, messageId: Uint8Array, mi
 export function decodeSpent(bytes: Uint8Array, hex: (b: Uint8Array) => string): SpentRecord {
   const milestoneIndex = optional(getU32(bytes, 64));
   return { transactionId: hex(bytes.subarray(0, 32)), messageId: hex(bytes.subarray(32, 64)), ...(milestoneIndex !== undefined ? { milestoneIndex } : {}) };
+}
+
+// Claim: transactionId 32 | messageId 32 | index u32 (the confirmed milestone index when the claim was made). The spent
+// record's layout, with the index always set.
+export function encodeClaim(transactionId: Uint8Array, messageId: Uint8Array, index: number): Uint8Array {
+  return encodeSpent(transactionId, messageId, index);
+}
+
+export function decodeClaim(bytes: Uint8Array, hex: (b: Uint8Array) => string): ClaimRecord {
+  return { transactionId: hex(bytes.subarray(0, 32)), messageId: hex(bytes.subarray(32, 64)), index: getU32(bytes, 64) };
+}
+
+// Pending output: messageId 32 | index u32 (the confirmed milestone index when it was recorded) | output type u8 |
+// address type u8 | address 32 | amount u64. Its transaction id is the first 32 bytes of its key's output id.
+export const PENDING_SIZE = 78;
+
+export function encodePendingOutput(messageId: Uint8Array, index: number, output: Output): Uint8Array {
+  const out = new Uint8Array(PENDING_SIZE);
+  out.set(messageId, 0);
+  setU32(out, 32, index);
+  out[36] = output.type;
+  out[37] = output.address.type;
+  out.set(output.address.address, 38);
+  setU64(out, 70, output.amount);
+  return out;
+}
+
+/** The pending output of `outputId` (34 bytes) from its record. */
+export function decodePendingOutput(outputId: Uint8Array, bytes: Uint8Array, hex: (b: Uint8Array) => string): PendingOutput {
+  const output: Output = { type: bytes[36] === 1 ? 1 : 0, address: { type: 0, address: new Uint8Array(bytes.subarray(38, 70)) }, amount: getU64(bytes, 70) };
+  return { outputId: hex(outputId), transactionId: hex(outputId.subarray(0, 32)), messageId: hex(bytes.subarray(0, 32)), output, index: getU32(bytes, 32) };
 }
 
 // Balance: balance u64 | dustAllowance u64 | dustOutputs u32.
