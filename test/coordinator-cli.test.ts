@@ -21,7 +21,7 @@ describe("chrysalis serve --milestone-interval --coordinator-key-file --api-key-
     writeFileSync(join(dir, "coo.keys"), `# two coordinator keys\n${toHex(seeds[0]!)}\n\n${base58Encode(seeds[1]!)}\n`);
     writeFileSync(join(dir, "api.key"), "s3cret-api-key\n");
     writeFileSync(join(dir, "jwt"), "a jwt secret for the cli test, 32 bytes or more\n");
-    const args = [bin, "serve", "--port", "0", "--min-pow-score", "10", "--workers", "1", "--milestone-interval", "200ms", "--coordinator-key-file", join(dir, "coo.keys"), "--api-key-file", join(dir, "api.key"), "--jwt-secret-file", join(dir, "jwt"), "--in-memory"];
+    const args = [bin, "serve", "--port", "0", "--p2p-bind", "/ip4/127.0.0.1/tcp/0", "--min-pow-score", "10", "--workers", "1", "--milestone-interval", "200ms", "--coordinator-key-file", join(dir, "coo.keys"), "--api-key-file", join(dir, "api.key"), "--jwt-secret-file", join(dir, "jwt"), "--in-memory"];
     const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
     try {
       let out = "";
@@ -62,7 +62,7 @@ describe("chrysalis serve --milestone-interval --coordinator-key-file --api-key-
   it("contradicting flags are usage errors (exit 2): an interval without a coordinator, a bad interval, an empty key file", () => {
     const dir = mkdtempSync(join(tmpdir(), "chrysalis-coo-"));
     writeFileSync(join(dir, "empty.keys"), "# nothing\n");
-    const run = (extra: string[]) => spawnSync(process.execPath, [bin, "serve", "--port", "0", "--in-memory", ...extra], { encoding: "utf8", timeout: 20_000 });
+    const run = (extra: string[]) => spawnSync(process.execPath, [bin, "serve", "--port", "0", "--p2p-bind", "/ip4/127.0.0.1/tcp/0", "--in-memory", ...extra], { encoding: "utf8", timeout: 20_000 });
     const noCoordinator = run(["--no-coordinator", "--milestone-interval", "1s"]);
     expect(noCoordinator.status).toBe(2);
     expect(noCoordinator.stderr).toContain("--milestone-interval");
@@ -70,4 +70,52 @@ describe("chrysalis serve --milestone-interval --coordinator-key-file --api-key-
     expect(run(["--milestone-interval", "1ms"]).status).toBe(2);
     expect(run(["--coordinator-key-file", join(dir, "empty.keys")]).status).toBe(2);
   });
+});
+
+describe("chrysalis coordinator public-key: the keys followers are given", () => {
+  const cli = (args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: 30_000 });
+
+  it("prints the public key of each seed of a key file, one a line, ascending, as milestones list them", () => {
+    const dir = mkdtempSync(join(tmpdir(), "chrysalis-coo-"));
+    const seeds = [globalThis.crypto.getRandomValues(new Uint8Array(32)), globalThis.crypto.getRandomValues(new Uint8Array(32))];
+    writeFileSync(join(dir, "coo.keys"), `${toHex(seeds[0]!)}\n${base58Encode(seeds[1]!)}\n`);
+    const r = cli(["coordinator", "public-key", "--coordinator-key-file", join(dir, "coo.keys")]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim().split("\n")).toEqual(seeds.map((s) => toHex(milestonePublicKey(s))).sort());
+  });
+
+  it("prints the key a node made for itself and keeps in its store; a store whose node never made one is refused with one line (exit 1); usage mistakes exit 2", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "chrysalis-coo-"));
+    const data = join(dir, "data");
+    const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--no-p2p", "--min-pow-score", "1", "--workers", "1", "--milestone-interval", "200ms", "--data-dir", data], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    try {
+      await within(15_000, new Promise<void>((resolve, reject) => {
+        child.stdout.on("data", (chunk: Buffer) => {
+          out += chunk.toString();
+          if (/signed by [0-9a-f]{64}/.test(out)) resolve();
+        });
+        child.once("exit", (code) => reject(new Error(`serve exited early (${code}): ${out}`)));
+      }), "serve ready");
+      const signer = /signed by ([0-9a-f]{64})/.exec(out)![1]!;
+      // Beside the running node, on its store.
+      const r = cli(["coordinator", "public-key", "--data-dir", data]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout.trim()).toBe(signer);
+    } finally {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    const follower = join(dir, "follower");
+    const made = spawnSync(process.execPath, [bin, "serve", "--port", "0", "--no-p2p", "--no-coordinator", "--data-dir", follower], { encoding: "utf8", timeout: 5_000, killSignal: "SIGTERM" });
+    expect(made.stdout).toContain("listening on");
+    const none = cli(["coordinator", "public-key", "--data-dir", follower]);
+    expect(none.status).toBe(1);
+    expect(none.stderr.trim().split("\n")).toHaveLength(1);
+    expect(none.stderr).toContain("holds no coordinator key");
+    expect(cli(["coordinator", "public-key"]).status).toBe(2);
+    expect(cli(["coordinator", "private-key", "--data-dir", follower]).status).toBe(2);
+    expect(cli(["coordinator", "public-key", "--coordinator-key-file", join(dir, "x"), "--data-dir", follower]).status).toBe(2);
+  }, 60_000);
 });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toHex } from "../src/bytes/hex.js";
 import { createMiner, type Miner } from "../src/pow/index.js";
 import { createClient } from "../src/client/index.js";
-import { MemoryStore, ZERO_MESSAGE_ID } from "../src/node/index.js";
+import { MemoryStore, NON_LAZY_POOL } from "../src/node/index.js";
 import { indexationJson, startNode, type Running } from "./node-helpers.js";
 
 const TOTAL = 500;
@@ -50,17 +50,15 @@ describe("load: 500 submissions with client-side PoW, 20 at a time", () => {
     const store = run.node.store as MemoryStore;
     expect(store.size).toBe(TOTAL);
     for (const id of ids) expect(await store.has(id)).toBe(true);
-    // Tips: every tip is a stored message (or the unreferenced entry point), and no tip is a parent of a stored message.
-    const tips = store.allTips();
+    // Tip selection's pool: stored messages only, within its bound. The Tangle's childless messages are exactly the
+    // stored messages no other names as a parent: what the next milestone must reach.
+    const tips = run.node.parts.tips!.tips();
     expect(tips.length).toBeGreaterThan(0);
+    expect(tips.length).toBeLessThanOrEqual(NON_LAZY_POOL.limit);
+    for (const tip of tips) expect(await store.has(tip)).toBe(true);
     const parents = new Set<string>();
     for (const id of ids) for (const p of (await store.get(id))!.message.parents) parents.add(toHex(p));
-    for (const tip of tips) {
-      expect(tip === ZERO_MESSAGE_ID || (await store.has(tip))).toBe(true);
-      expect(parents.has(tip)).toBe(false);
-    }
-    // And every stored message that no other message references is a tip (the bound of 1000 is not reached here).
-    for (const id of ids) if (!parents.has(id)) expect(tips).toContain(id);
+    expect(run.node.parts.tangle.childless().map((m) => m.id).sort()).toEqual(ids.filter((id) => !parents.has(id)).sort());
     expect(run.node.stats()).toMatchObject({ accepted: TOTAL, rejected: 0 });
   });
 });

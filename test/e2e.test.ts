@@ -298,7 +298,7 @@ describe("a client that disconnects mid-PoW cancels the job", () => {
       const controller = new AbortController();
       const pending = fetch(`${run.url}${MESSAGES}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(indexationJson("abandoned")), signal: controller.signal }).catch((e: unknown) => e);
       await until(() => run.node.stats().powActive === 1);
-      const tipsBefore = (run.node.store as MemoryStore).allTips();
+      const tipsBefore = run.node.parts.tips!.tips();
       controller.abort();
       expect(((await pending) as Error).name).toBe("AbortError");
       await until(() => run.node.stats().powActive === 0);
@@ -306,7 +306,7 @@ describe("a client that disconnects mid-PoW cancels the job", () => {
       await until(() => !miner.busy && miner.queueLength === 0);
       expect(run.node.stats()).toMatchObject({ powJobs: 1, powCancelled: 1, accepted: 0 });
       expect((run.node.store as MemoryStore).size).toBe(0);
-      expect((run.node.store as MemoryStore).allTips()).toEqual(tipsBefore);
+      expect(run.node.parts.tips!.tips()).toEqual(tipsBefore);
     } finally {
       await run.close();
       await miner.close();

@@ -8,11 +8,13 @@ describe("instrumentStore times the store's calls and keeps the store whole", ()
     const metrics = createMetrics();
     const store = metrics.instrumentStore(new MemoryStore());
     expect(store.size).toBe(0);
-    expect(store.allTips()).toEqual([ZERO_MESSAGE_ID]);
+    expect(store.entryPoints.get(ZERO_MESSAGE_ID)).toBe(0);
     await store.open({ network: "chrysalis-metrics" });
-    expect(await store.tips(8)).toEqual([ZERO_MESSAGE_ID]);
+    expect(await store.put({ id: ZERO_MESSAGE_ID.replace(/^0/, "1"), bytes: new Uint8Array(0), message: { networkId: 1n, parents: [new Uint8Array(32)], nonce: 0n } })).toBe(true);
+    expect(store.ids()).toEqual([ZERO_MESSAGE_ID.replace(/^0/, "1")]);
+    expect(await store.unreferenced(8)).toEqual(store.ids());
     const text = await metrics.registry.metrics();
-    expect(text).toMatch(/chrysalis_store_operation_seconds_count\{operation="tips"\} 1/);
+    expect(text).toMatch(/chrysalis_store_operation_seconds_count\{operation="unreferenced"\} 1/);
     expect(text).toMatch(/chrysalis_store_operation_seconds_count\{operation="open"\} 1/);
   });
 });

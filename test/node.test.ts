@@ -1,5 +1,5 @@
-// The submission pipeline without HTTP: the tip set, auto-fill, the rules it adds (network id, PoW, nonce without
-// networkId), the semantic checks against a ledger (inputs, balance, signatures, dust), and "nothing stored on rejection".
+// The node without HTTP: auto-fill (from tip selection, or the entry points before the first milestone), the rules it
+// adds (network id, PoW, nonce without networkId), the semantic checks and claims against the ledger, and "nothing stored on rejection".
 import { describe, expect, it } from "vitest";
 import { compareBytes } from "../src/bytes/bytes.js";
 import { toHex } from "../src/bytes/hex.js";
@@ -10,7 +10,7 @@ import { payloadToJson } from "../src/model/json.js";
 import { buildTransactionPayload } from "../src/model/transaction.js";
 import type { Message, TransactionPayload } from "../src/model/types.js";
 import { createMiner, powScore } from "../src/pow/index.js";
-import { createNode, MemoryLedger, MemoryStore, NodeError, ZERO_MESSAGE_ID, type ChrysalisNode } from "../src/node/index.js";
+import { createCoordinator, createNode, MemoryLedger, MemoryStore, NodeError, ZERO_MESSAGE_ID, type ChrysalisNode } from "../src/node/index.js";
 import { GENESIS_TX, genesisLedger, wallet, type Wallet } from "./node-helpers.js";
 
 const NETWORK = "chrysalis-test";
@@ -31,43 +31,7 @@ async function rejects(work: Promise<unknown>, code: string, path?: string): Pro
   return error as ProtocolError;
 }
 
-describe("the memory store keeps a real tip set", () => {
-  it("a fresh store's only tip is the zero message id (the genesis entry point)", async () => {
-    expect(await new MemoryStore().tips(8)).toEqual([ZERO_MESSAGE_ID]);
-  });
-
-  it("a stored message becomes a tip and its parents stop being tips", async () => {
-    const store = new MemoryStore();
-    const a = stored([id32(0)], "a");
-    await store.put(a);
-    expect(store.allTips()).toEqual([a.id]);
-    const b = stored([id32(0x61)], "b");
-    const c = stored([id32(0x61)], "c");
-    await store.put(b);
-    await store.put(c);
-    expect(store.allTips().sort()).toEqual([b.id, c.id].sort());
-    const d = stored([id32(0x62), id32(0x63)], "d");
-    await store.put(d);
-    expect(store.allTips()).toEqual([d.id]);
-  });
-
-  it("a message whose child is already stored never becomes a tip", async () => {
-    const store = new MemoryStore();
-    const child = stored([id32(0x78)], "c");
-    await store.put(child);
-    await store.put(stored([id32(0)], "x"));
-    expect(store.allTips()).toEqual([child.id]);
-  });
-
-  it("the tip set is bounded (oldest dropped) and tips(max) returns at most max distinct tips", async () => {
-    const store = new MemoryStore({ entryPoints: [], maxTips: 5 });
-    for (let i = 0; i < 10; i++) await store.put(stored([id32(200)], String.fromCharCode(0x41 + i)));
-    expect(store.allTips()).toHaveLength(5);
-    const picked = await store.tips(3);
-    expect(new Set(picked).size).toBe(3);
-    for (const t of picked) expect(store.allTips()).toContain(t);
-  });
-
+describe("the memory store", () => {
   it("the store is bounded: past maxMessages the oldest go, from the index lookups too", async () => {
     const store = new MemoryStore({ maxMessages: 3 });
     const entries = ["a", "b", "c", "d", "e"].map((tag) => stored([id32(0)], tag));
@@ -88,7 +52,7 @@ describe("the memory store keeps a real tip set", () => {
 });
 
 describe("auto-fill: missing or zero networkId, missing parents, missing or zero nonce", () => {
-  it("fills all three; parents are sorted, unique tips; the nonce reaches the node's score", async () => {
+  it("fills all three; parents are sorted, unique tips (before the first milestone, the entry points); the nonce reaches the node's score", async () => {
     const store = new MemoryStore({ entryPoints: [toHex(id32(9)), toHex(id32(3)), toHex(id32(7))] });
     const node = createNode({ network: NETWORK, minPoWScore: 50, store, pow: { workers: 1 } });
     try {
@@ -98,19 +62,36 @@ describe("auto-fill: missing or zero networkId, missing parents, missing or zero
       expect(result.message.parents.map(toHex)).toEqual([id32(3), id32(7), id32(9)].map(toHex));
       expect(powScore(result.bytes)).toBeGreaterThanOrEqual(50);
       expect(messageId(result.bytes)).toBe(result.messageId);
-      expect(store.allTips()).toEqual([result.messageId]);
+      // Now a tip of tip selection: the next message is filled with it.
+      expect(node.parts.tips!.tips()).toEqual([result.messageId]);
+      const next = await node.submitMessage({ payload: null });
+      expect(next.message.parents.map(toHex)).toEqual([result.messageId]);
     } finally {
       await node.close();
     }
   });
 
-  it("more than 8 tips: 8 are taken, sorted", async () => {
+  it("more than 4 tips: 4 are taken (Hornet's count), sorted and distinct", async () => {
     const store = new MemoryStore({ entryPoints: Array.from({ length: 12 }, (_, i) => toHex(id32(i + 1))) });
     const node = createNode({ network: NETWORK, minPoWScore: 1, store, pow: { workers: 1 } });
     try {
       const { message } = await node.submitMessage({ payload: null });
-      expect(message.parents).toHaveLength(8);
-      for (let i = 1; i < 8; i++) expect(compareBytes(message.parents[i - 1]!, message.parents[i]!)).toBeLessThan(0);
+      expect(message.parents).toHaveLength(4);
+      for (let i = 1; i < 4; i++) expect(compareBytes(message.parents[i - 1]!, message.parents[i]!)).toBeLessThan(0);
+    } finally {
+      await node.close();
+    }
+  });
+
+  it("at score 0 nothing is mined: the nonce 0 meets it, and no PoW job is queued", async () => {
+    const node = createNode({ network: NETWORK, minPoWScore: 0, pow: { workers: 1 } });
+    try {
+      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => node.submitMessage({ payload: { type: 2, index: toHex(new TextEncoder().encode(`zero ${i}`)), data: "" } })));
+      for (const r of results) {
+        expect(r.stored).toBe(true);
+        expect(r.message.nonce).toBe(0n);
+      }
+      expect(node.stats()).toMatchObject({ accepted: 40, powJobs: 0, powHashes: 0 });
     } finally {
       await node.close();
     }
@@ -161,8 +142,8 @@ describe("the node's own rules", () => {
   });
 
   it("a message submitted again (its bytes, nonce and all) is answered with its id, even once its parent is gone", async () => {
-    // A store of two messages: the parent is forgotten when the third arrives.
-    const node = createNode({ network: NETWORK, minPoWScore: 1, store: new MemoryStore({ maxMessages: 2 }), pow: { workers: 1 } });
+    // A store (and a Tangle in memory) of two messages: the parent is forgotten when the third arrives.
+    const node = createNode({ network: NETWORK, minPoWScore: 1, store: new MemoryStore({ maxMessages: 2 }), tangle: { maxMessages: 2 }, pow: { workers: 1 } });
     try {
       const parent = await node.submitMessage({ parentMessageIds: [ZERO_MESSAGE_ID], payload: { type: 2, index: "70", data: "" } });
       // Beside an entry point (the zero id, which is not read): the parent's answer is the second of the read.
@@ -176,41 +157,6 @@ describe("the node's own rules", () => {
     } finally {
       await node.close();
     }
-  });
-
-  it("tip selection passes over tips below max depth, prefers fresh ones to lazy ones, reads on past a batch, and counts entry points", async () => {
-    // A store whose tips and their metadata are set here: confirmed milestone 100, so an oldest root below 85 is below
-    // max depth and one below 87 lazy. The tips are drawn in this order; the node reads them `max` at a time.
-    const tip = (n: number): string => n.toString(16).padStart(64, "0");
-    const entryPoint = tip(0xe0);
-    const roots = new Map<string, number>([[tip(1), 80], [tip(2), 84], [tip(3), 86], [tip(4), 99], [tip(5), 90], [tip(6), 70], [tip(7), 86]]);
-    const storeWith = (order: string[]): MemoryStore =>
-      new Proxy(new MemoryStore(), {
-        get(target, property) {
-          if (property === "entryPoints") return new Map([[entryPoint, 99]]);
-          if (property === "tips") return async (max: number) => order.slice(0, max);
-          if (property === "latestMilestone") return async () => ({ index: 100, messageId: tip(0xff), timestamp: 0 });
-          if (property === "metadata") return async (id: string) => (roots.has(id) ? { arrivalTime: 0, solid: true, coneRoots: { oldest: roots.get(id)!, youngest: roots.get(id)! } } : undefined);
-          const value = Reflect.get(target, property, target) as unknown;
-          return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-        },
-      });
-    const pick = async (order: string[], max: number): Promise<string[]> => {
-      const node = createNode({ network: NETWORK, minPoWScore: 1, store: storeWith(order), pow: false });
-      try {
-        return await node.tips(max);
-      } finally {
-        await node.close();
-      }
-    };
-    // Batch 1: two below max depth; batch 2: the entry point (of milestone 99: fresh) and a lazy one; batch 3: a fresh
-    // one, which fills the two.
-    expect(await pick([tip(1), tip(2), entryPoint, tip(3), tip(4), tip(5), tip(6), tip(7)], 2)).toEqual([entryPoint, tip(4)].sort());
-    // An entry point and a stored tip in one batch: only the stored one is read, and it is judged by its own roots.
-    expect(await pick([entryPoint, tip(4)], 2)).toEqual([entryPoint, tip(4)].sort());
-    // Nothing fresh: the lazy ones, never those below max depth; an unknown tip is passed over.
-    expect(await pick([tip(1), tip(3), tip(0xab), tip(6), tip(7), tip(2)], 2)).toEqual([tip(3), tip(7)]);
-    expect(await pick([tip(1), tip(6), tip(2)], 2)).toEqual([]);
   });
 
   it("nothing was stored by any of these, and each was counted as rejected", async () => {
@@ -231,7 +177,7 @@ describe("semantic checks against the ledger", () => {
   const other = wallet();
   const make = (ledger: MemoryLedger): ChrysalisNode => createNode({ network: NETWORK, minPoWScore: 1, ledger, pow: { workers: 1 } });
 
-  it("a valid spend is stored and applied: its outputs exist, the input is spent", async () => {
+  it("a valid spend is stored with its claim, refuses a second spend at once, and moves the ledger when a milestone confirms it", async () => {
     const ledger = genesisLedger(owner);
     const node = make(ledger);
     try {
@@ -240,7 +186,16 @@ describe("semantic checks against the ledger", () => {
         { address: owner.address, amount: TOTAL_SUPPLY - 1_000_000 },
       ]);
       const { messageId: spender } = await node.submitMessage({ payload: payloadToJson(payload) });
-      expect((await node.store.output(outputId(GENESIS_TX, 0)))?.spent).toEqual({ transactionId: transactionId(payload), messageId: spender });
+      expect(await node.store.claim(outputId(GENESIS_TX, 0))).toMatchObject({ transactionId: transactionId(payload), messageId: spender });
+      expect((await node.store.output(outputId(GENESIS_TX, 0)))?.spent).toBeUndefined();
+      expect((await node.store.addressBalance(other.address)).balance).toBe(0);
+      // The same output again while the first is pending: refused, the claim named.
+      const held = await rejects(node.submitMessage({ payload: payloadToJson(spend(owner, [{ address: other.address, amount: TOTAL_SUPPLY }])) }), "INPUT_SPENT", "payload.essence.inputs[0]");
+      expect(held.message).toContain(transactionId(payload));
+      const milestone = await createCoordinator(node, { keys: [new Uint8Array(32).fill(1)] }).issue();
+      expect(milestone?.index).toBe(1);
+      expect(await node.getMetadata(spender)).toMatchObject({ referencedByMilestoneIndex: 1, ledgerInclusionState: "included" });
+      expect((await node.store.output(outputId(GENESIS_TX, 0)))?.spent).toEqual({ transactionId: transactionId(payload), messageId: spender, milestoneIndex: 1 });
       // Outputs are sorted by their bytes, so where `other`'s lands depends on the random addresses.
       const otherIndex = payload.essence.outputs.findIndex((o) => compareBytes(o.address.address, other.address) === 0);
       expect(await node.store.addressOutputs(other.address, { max: 10 })).toEqual([outputId(transactionId(payload), otherIndex)]);

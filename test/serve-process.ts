@@ -32,7 +32,9 @@ const running = new Set<ChildProcess>();
 /** Starts `serve` with `args` (storage, genesis, …) on 127.0.0.1:0; rejects with its output if it exits first. */
 export function startServe(args: readonly string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<ServeProcess> {
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, "serve", "--host", "127.0.0.1", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+  // Gossip listens on a free port unless the test says otherwise (serve's default, 15600, is one port for all).
+  const p2p = args.some((a) => a === "--p2p-bind" || a === "--no-p2p" || a === "--upstream") ? [] : ["--p2p-bind", "/ip4/127.0.0.1/tcp/0"];
+  const child = spawn(process.execPath, [CLI, "serve", "--host", "127.0.0.1", "--port", "0", ...p2p, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   running.add(child);
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => {
     running.delete(child);

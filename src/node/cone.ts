@@ -50,13 +50,16 @@ export function isBelowMaxDepth(oldest: number, confirmedIndex: number): boolean
   return confirmedIndex - oldest > BELOW_MAX_DEPTH;
 }
 
+/** What a client should do with an unreferenced message (Hornet's metadata flags; promotionAdvice gives them). */
 export interface PromotionAdvice {
+  /** Its cone roots lag: a new message approving it (a promotion) helps a milestone reach it. */
   readonly shouldPromote: boolean;
+  /** Its oldest cone root is below max depth: no milestone will reference it, send it again on new tips. */
   readonly shouldReattach: boolean;
 }
 
 /**
- * Hornet's advice for an unreferenced solid message (NODE-API.md §1.7): reattach once its oldest root is below max
+ * Hornet's advice for an unreferenced solid message (`NODE-API.md` §1.7): reattach once its oldest root is below max
  * depth; promote once its youngest root lags more than 8 or its oldest more than 13 milestones; else neither.
  */
 export function promotionAdvice(roots: ConeRoots, confirmedIndex: number): PromotionAdvice {

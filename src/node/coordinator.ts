@@ -1,17 +1,19 @@
 // The built-in coordinator (Hornet's coordinator plugin, one job): every interval it issues the next milestone, a real
-// milestone payload signed by its key(s), referencing the tips, and the node mines, stores and confirms it in one write.
-// Confirmation follows white-flag: the unreferenced past cone in post-order, parents first; each transaction included once.
-import { compareBytes, concatBytes } from "../bytes/bytes.js";
+// milestone payload signed by its key(s). It picks what to reference (every message no other references, merged by
+// checkpoints when they are more than a milestone's parents hold), asks confirmation for the white-flag walk whose
+// Merkle root the payload carries, signs, and hands the milestone to the node, which mines, stores and confirms it.
+import { compareBytes } from "../bytes/bytes.js";
 import { fromHex, toHex } from "../bytes/hex.js";
-import { MAX_PARENTS } from "../bytes/limits.js";
-import { blake2b256 } from "../crypto/blake2b.js";
-import { outputId, transactionId } from "../model/ids.js";
+import { BELOW_MAX_DEPTH, MAX_PARENTS } from "../bytes/limits.js";
 import { milestonePublicKey, signMilestone } from "../model/milestone.js";
 import type { MilestonePayload } from "../model/types.js";
 import { NodeError } from "./errors.js";
-import type { ChrysalisNode, ConfirmedMessage, MilestoneDraft } from "./pipeline.js";
+import type { ChrysalisNode } from "./pipeline.js";
 import type { MilestoneRecord } from "./store/contract.js";
 
+export { merkleRoot } from "./whiteflag.js";
+
+/** The coordinator's keys, rhythm and clock. */
 export interface CoordinatorOptions {
   /** The Ed25519 seeds (32 bytes each) that sign every milestone; at least one. */
   keys: readonly Uint8Array[];
@@ -21,8 +23,11 @@ export interface CoordinatorOptions {
   now?: () => number;
   /** Called with the failure of one round; the next round tries again. Default: console.error. */
   onError?: (error: unknown) => void;
+  /** Most checkpoints issued before one milestone (each merges up to 7 more messages). Default 16. */
+  maxCheckpoints?: number;
 }
 
+/** A running coordinator: issues the next milestone of its node every interval. */
 export interface Coordinator {
   /** The public keys milestones are signed with, lowercase hex, ascending (as they appear in the payload). */
   readonly publicKeys: readonly string[];
@@ -35,128 +40,81 @@ export interface Coordinator {
   stop(): Promise<void>;
 }
 
+/** Milliseconds between milestones unless CoordinatorOptions.intervalMs says otherwise (Hornet's coordinator default). */
 export const DEFAULT_MILESTONE_INTERVAL_MS = 10_000;
+const DEFAULT_MAX_CHECKPOINTS = 16;
 
-/** Conflict reasons of Hornet (NODE-API.md §1.7) the coordinator can give. */
-const INPUT_ALREADY_SPENT = 1;
-const INPUT_SPENT_IN_THIS_MILESTONE = 2;
-const INPUT_NOT_FOUND = 3;
-
+/**
+ * A coordinator for `node`, not started: each round references every message no other references (checkpoints merging
+ * them when they are too many), signs the milestone with every key, and has the node mine, store and confirm it. Throws
+ * NOT_SUPPORTED without a key.
+ */
 export function createCoordinator(node: ChrysalisNode, options: CoordinatorOptions): Coordinator {
   if (options.keys.length === 0) throw new NodeError("NOT_SUPPORTED", "a coordinator needs at least one key");
   const signers = options.keys
     .map((seed) => ({ seed, publicKey: milestonePublicKey(seed) }))
     .sort((a, b) => compareBytes(a.publicKey, b.publicKey));
   const intervalMs = Math.max(1, options.intervalMs ?? DEFAULT_MILESTONE_INTERVAL_MS);
+  const maxCheckpoints = Math.max(0, options.maxCheckpoints ?? DEFAULT_MAX_CHECKPOINTS);
   const now = options.now ?? Date.now;
   const onError = options.onError ?? ((error: unknown) => console.error("chrysalis coordinator: milestone failed", error));
-  const store = node.store;
+  const { store } = node;
+  const { tangle, confirmation } = node.parts;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running = false;
   let chain: Promise<unknown> = Promise.resolve();
   // Aborted by stop(): a milestone being mined then is dropped unwritten.
   let controller = new AbortController();
 
-  // The unreferenced past cone of `parents`, parents before children (white-flag order), each message once.
-  async function pastCone(parents: readonly string[]): Promise<{ stored: ConfirmedMessage["stored"]; metadata: ConfirmedMessage["metadata"] }[]> {
-    const cone: { stored: ConfirmedMessage["stored"]; metadata: ConfirmedMessage["metadata"] }[] = [];
-    const seen = new Set<string>();
-    const stack: { id: string; expanded: boolean; entry?: (typeof cone)[number] }[] = [...parents].reverse().map((id) => ({ id, expanded: false }));
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1]!;
-      if (top.expanded) {
-        stack.pop();
-        cone.push(top.entry!);
-        continue;
-      }
-      if (seen.has(top.id) || store.entryPoints.has(top.id)) {
-        stack.pop();
-        continue;
-      }
-      seen.add(top.id);
-      const metadata = await store.metadata(top.id);
-      const stored = metadata === undefined || metadata.referencedByMilestoneIndex !== undefined ? undefined : await store.get(top.id);
-      // Referenced already, or forgotten by a bounded store: the walk stops there.
-      if (metadata === undefined || stored === undefined) {
-        stack.pop();
-        continue;
-      }
-      top.expanded = true;
-      top.entry = { stored, metadata };
-      const next = stored.message.parents.map(toHex);
-      for (let i = next.length - 1; i >= 0; i--) if (!seen.has(next[i]!)) stack.push({ id: next[i]!, expanded: false });
+  /**
+   * The milestone's parents: the previous milestone's message (so that milestones chain, as Hornet's do) and every
+   * message no other references yet, oldest first, skipping those below max depth (Hornet's selector ignores them).
+   * When they are more than the parents hold, checkpoints (messages without payload, each approving up to 7 of them
+   * and the checkpoint before) merge them first, as Hornet's coordinator does between milestones.
+   */
+  async function parentsFor(previous: MilestoneRecord | undefined, signal: AbortSignal): Promise<string[]> {
+    const fixed: string[] = [];
+    if (previous !== undefined && (tangle.knows(previous.messageId) || (await store.has(previous.messageId)))) fixed.push(previous.messageId);
+    const confirmed = confirmation.confirmedIndex;
+    const open = tangle
+      .childless()
+      .filter((m) => !fixed.includes(m.id) && confirmed - m.roots.oldest <= BELOW_MAX_DEPTH)
+      .map((m) => m.id);
+    let checkpoint: string | undefined;
+    for (let made = 0; open.length > MAX_PARENTS - fixed.length - (checkpoint === undefined ? 0 : 1) && made < maxCheckpoints; made++) {
+      const approved = open.splice(0, MAX_PARENTS - (checkpoint === undefined ? 0 : 1));
+      if (checkpoint !== undefined) approved.push(checkpoint);
+      checkpoint = await node.issueCheckpoint(approved, { signal });
     }
-    return cone;
+    const ids = [...fixed, ...(checkpoint === undefined ? [] : [checkpoint]), ...open].slice(0, MAX_PARENTS);
+    // Nothing to reference at all (a new network): the solid entry points, as a genesis milestone has them.
+    if (ids.length === 0) ids.push(...[...store.entryPoints.keys()].slice(0, MAX_PARENTS));
+    return [...new Set(ids)].sort();
   }
 
-  async function draft(index: number, previous: MilestoneRecord | undefined): Promise<MilestoneDraft> {
-    const { ledger } = await node.ready();
-    const tips = await node.tips(MAX_PARENTS);
-    // The previous milestone is a parent whenever it is still known, so that milestones chain as Hornet's do.
-    const ids = new Set(tips);
-    if (previous !== undefined && !ids.has(previous.messageId) && (await store.has(previous.messageId))) {
-      if (ids.size >= MAX_PARENTS) ids.delete([...ids].pop()!);
-      ids.add(previous.messageId);
-    }
-    const parentIds = [...ids].sort();
-    const walked = await pastCone(parentIds);
-    const cone: ConfirmedMessage[] = [];
-    const includedIds: Uint8Array[] = [];
-    const created: string[] = [];
-    const consumed: string[] = [];
-    const included = new Set<string>();
-    for (const { stored, metadata } of walked) {
-      const payload = stored.message.payload;
-      if (payload?.type !== 0) {
-        cone.push({ messageId: stored.id, stored, metadata, ledgerInclusionState: "noTransaction" });
-        continue;
-      }
-      const txId = transactionId(payload);
-      let conflictReason: number | undefined;
-      if (included.has(txId)) conflictReason = INPUT_SPENT_IN_THIS_MILESTONE;
-      else if (ledger) {
-        // The ledger took the transaction at acceptance; a reattached copy finds it booked by an earlier milestone.
-        const first = await store.output(outputId(txId, 0));
-        if (first === undefined) conflictReason = INPUT_NOT_FOUND;
-        else if (first.milestoneIndexBooked !== undefined) conflictReason = INPUT_ALREADY_SPENT;
-      }
-      if (conflictReason !== undefined) {
-        cone.push({ messageId: stored.id, stored, metadata, ledgerInclusionState: "conflicting", conflictReason });
-        continue;
-      }
-      included.add(txId);
-      includedIds.push(fromHex(stored.id, "messageId", 32));
-      payload.essence.inputs.forEach((input) => consumed.push(outputId(input.transactionId, input.transactionOutputIndex)));
-      payload.essence.outputs.forEach((_, i) => created.push(outputId(txId, i)));
-      cone.push({ messageId: stored.id, stored, metadata, ledgerInclusionState: "included" });
-    }
+  async function round(): Promise<MilestoneRecord | undefined> {
+    await node.ready();
+    const previous = await confirmation.load();
+    const index = (previous?.index ?? 0) + 1;
+    const signal = controller.signal;
+    const parentIds = await parentsFor(previous, signal);
+    const walk = await confirmation.compute(parentIds);
     const seconds = Math.max(Math.floor(now() / 1000), previous?.timestamp ?? 0);
+    const parents = parentIds.map((id) => fromHex(id, "parents", 32));
     const unsigned: MilestonePayload = {
       type: 1,
       index,
       timestamp: BigInt(seconds),
-      parents: parentIds.map((id) => fromHex(id, "parents", 32)),
-      inclusionMerkleProof: merkleRoot(includedIds),
+      parents,
+      inclusionMerkleProof: walk.merkleRoot,
       nextPoWScore: 0,
       nextPoWScoreMilestoneIndex: 0,
       publicKeys: signers.map((s) => s.publicKey),
       signatures: [],
     };
     const payload: MilestonePayload = { ...unsigned, signatures: signers.map((s) => signMilestone(unsigned, s.seed)) };
-    return {
-      message: { networkId: node.networkId, parents: unsigned.parents, payload, nonce: 0n },
-      timestamp: seconds,
-      cone,
-      createdOutputs: created,
-      consumedOutputs: consumed,
-    };
-  }
-
-  async function round(): Promise<MilestoneRecord | undefined> {
-    const previous = await store.latestMilestone();
-    const index = (previous?.index ?? 0) + 1;
     try {
-      return await node.issueMilestone(await draft(index, previous), { signal: controller.signal });
+      return await node.issueMilestone({ message: { networkId: node.networkId, parents, payload, nonce: 0n }, walk }, { signal });
     } catch (error) {
       // Another instance on the same store issued this index first: its milestone stands, ours is dropped unwritten.
       if (error instanceof NodeError && error.code === "MILESTONE_CONFLICT") return undefined;
@@ -199,19 +157,3 @@ export function createCoordinator(node: ChrysalisNode, options: CoordinatorOptio
     },
   };
 }
-
-/**
- * The white-flag inclusion Merkle root (TIP-4) over the ids of the messages whose transactions a milestone includes:
- * BLAKE2b-256 with 0x00 before a leaf and 0x01 before two children, split at the largest power of two below the count;
- * an empty list hashes to BLAKE2b-256 of nothing.
- */
-export function merkleRoot(ids: readonly Uint8Array[]): Uint8Array {
-  if (ids.length === 0) return blake2b256(new Uint8Array(0));
-  if (ids.length === 1) return blake2b256(concatBytes([LEAF, ids[0]!]));
-  let split = 1;
-  while (split * 2 < ids.length) split *= 2;
-  return blake2b256(concatBytes([NODE, merkleRoot(ids.slice(0, split)), merkleRoot(ids.slice(split))]));
-}
-
-const LEAF = Uint8Array.of(0x00);
-const NODE = Uint8Array.of(0x01);

@@ -33,8 +33,15 @@ export const NODE_ERROR_STATUS = {
   MILESTONE_CONFLICT: 409, // a milestone index that is not the next one (another instance issued it)
   NOT_SUPPORTED: 501, // the store cannot answer this (a gateway's upstream store has no ledger)
   RATE_LIMITED: 429, // the client spent its budget for this kind of request (Retry-After says when it is back)
+  FORBIDDEN: 403, // an admin route (peers) asked by a client that is neither on loopback nor holds the admin token
+  INVALID_PEER_ID: 400, // not a libp2p peer id (Base58 multihash of a public key)
+  INVALID_MULTIADDR: 400, // not a multiaddr, or one without the /p2p/<peer id> a static peer needs
+  FRAME_UNKNOWN_TYPE: 400, // a gossip frame header naming a type above 4 (Hornet: "message type unknown")
+  FRAME_INVALID_LENGTH: 400, // a gossip frame header whose length is over its type's maximum or not its fixed size
 } as const satisfies Record<string, number>;
 
+/** Every code the node layer raises itself (WRONG_NETWORK_ID, INPUT_SPENT, STORE_UNAVAILABLE, …); each answers with
+ * one HTTP status. */
 export type NodeErrorCode = keyof typeof NODE_ERROR_STATUS;
 
 declare module "../bytes/errors.js" {
@@ -49,7 +56,9 @@ const LOWER_LAYER_STATUS: Partial<Record<ErrorCode, number>> = {
   POW_QUEUE_FULL: 503,
 };
 
+/** A ProtocolError's options (path, cause) and what the node answers with. */
 export interface NodeErrorOptions extends ProtocolErrorOptions {
+  /** The HTTP status to answer with instead of the code's own (an upstream's 4xx passed on). */
   readonly status?: number;
   /** Seconds after which a retry may succeed (sent as Retry-After with 429 and 503). */
   readonly retryAfter?: number;
@@ -57,8 +66,12 @@ export interface NodeErrorOptions extends ProtocolErrorOptions {
 
 const statusOfCode = (code: ErrorCode): number => (NODE_ERROR_STATUS as Partial<Record<ErrorCode, number>>)[code] ?? LOWER_LAYER_STATUS[code] ?? 400;
 
+/** A ProtocolError with the HTTP status the node answers it with: a caller matches on `code`, the edge sends `status`. */
 export class NodeError extends ProtocolError {
+  /** The HTTP status of the answer: the options' status, else the code's (NodeErrorCode's table; 400 for a lower
+   * layer's code but CANNOT_FILL and POW_QUEUE_FULL, 503). */
   readonly status: number;
+  /** Seconds after which a retry may succeed, sent as Retry-After with 429 and 503; undefined when no time is known. */
   readonly retryAfter: number | undefined;
 
   /** A node code, or a lower layer's the node raises with its status (CANNOT_FILL answers 503). */

@@ -1,5 +1,5 @@
-// chrysalis-core/node: the submission pipeline, the storage contract and its engines, the semantic checks,
-// web-standard HTTP handlers, the server edge (limits, access log, metrics) and a node:http server with graceful shutdown.
+// chrysalis-core/node: the submission pipeline, storage contract and engines, semantic checks, web-standard HTTP handlers,
+// the server edge (limits, log, metrics), a node:http server, and gossip with Hornet 1.x peers (libp2p loads on start).
 export { NodeError, statusOf, isAbortError, type NodeErrorCode, type NodeErrorOptions } from "./errors.js";
 export * from "./store/contract.js";
 export { MemoryStore, type MemoryStoreOptions } from "./store/memory.js";
@@ -14,6 +14,8 @@ export {
   checkTransaction,
   checkSpend,
   checkLedgerState,
+  checkClaim,
+  claimLapsed,
   balanceDeltas,
   dustCapacity,
   type UtxoResolver,
@@ -21,12 +23,21 @@ export {
   type DustState,
   type BalanceDelta,
 } from "./ledger.js";
+export { NodeEvents } from "./events.js";
+export { Tangle, DEFAULT_TANGLE_MESSAGES, type RecentMessage, type TangleOptions } from "./tangle.js";
+export { TipSelector, tipScore, NON_LAZY_POOL, SEMI_LAZY_POOL, TIPS_PER_SELECTION, type TipPoolRules, type TipScore, type TipSelectorOptions, type TipPoolSizes } from "./tipselect.js";
+export { whiteFlag, CONFLICT, type WhiteFlagResult, type WhiteFlagOptions, type WalkedMessage } from "./whiteflag.js";
+export { Confirmation, applicationOf, type ConfirmationOptions, type MilestoneMessage } from "./confirmation.js";
+export { MessageProcessor, type ProcessorOptions, type Checked, type Processed } from "./processor.js";
+export { Filler, type FillerOptions, type FillOptions, type Filled } from "./filler.js";
+export { NetworkNode, DEFAULT_WARP_RANGE, type NetworkOptions, type GossipTransport } from "./network.js";
 export {
   createNode,
   NODE_VERSION,
   MAX_MILESTONE_AGE_SECONDS,
   type MilestoneDraft,
   type ConfirmedMessage,
+  type NodeParts,
   type ChrysalisNode,
   type NodeOptions,
   type NodeInfo,
@@ -45,7 +56,9 @@ export { createMqttBridge, MQTT_PATH, DEFAULT_MQTT_HEARTBEAT_MS, type MqttBridge
 export { promotionAdvice, isBelowMaxDepth, currentConeRoots, type PromotionAdvice } from "./cone.js";
 export { messageMetadataJson, outputResponseJson, milestoneJson } from "./shapes.js";
 export type { MessageMetadataJson, OutputResponseJson, MilestoneJson, AddressBalanceJson, AddressOutputsJson, UtxoChangesJson } from "../model/rest.js";
-export { createHandler, errorResponse, readBody, DEFAULT_MAX_JSON_BYTES, MAX_RESULTS, TIPS_ANSWERED, type Handler, type HandlerOptions, type ProveOwnershipService, type RequestContext, type EdgeGate } from "./http/index.js";
+export { createHandler, errorResponse, readBody, DEFAULT_MAX_JSON_BYTES, MAX_RESULTS, TIPS_ANSWERED, type Handler, type HandlerOptions, type ProveOwnershipService, type RequestContext, type EdgeGate, type PeerAdmin, type PeerRouteOptions } from "./http/index.js";
+// The gossip part: createGossip, its identity helpers, frames, and the GossipNode contract the node implements.
+export * from "./gossip/index.js";
 export { serve, type ServeOptions, type RunningServer } from "./server.js";
 export { PowQueue, type PowQueueOptions, type PowQueueStats } from "./pow-queue.js";
 export {

@@ -15,6 +15,7 @@ import { messageMetadataJson, outputResponseJson } from "./shapes.js";
 import type { UpgradeContext } from "./server.js";
 import type { MilestoneRecord, StoredMessage } from "./store/contract.js";
 
+/** The MQTT bridge's path, heartbeat and bounds. */
 export interface MqttBridgeOptions {
   /** The WebSocket path on the API port. Default "/mqtt" (Hornet's public route). */
   path?: string;
@@ -34,7 +35,9 @@ export interface MqttBridgeOptions {
   maxSubscriptions?: number;
 }
 
+/** The node's MQTT event API, attached to serve() through handleUpgrade. */
 export interface MqttBridge {
+  /** The aedes broker the bridge publishes on; clients may subscribe only, never publish. */
   readonly broker: Aedes;
   /** serve()'s `onUpgrade`: takes WebSocket upgrades on the MQTT path and refuses any other. */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer, context?: UpgradeContext): void;
@@ -44,6 +47,8 @@ export interface MqttBridge {
   close(): Promise<void>;
 }
 
+/** The WebSocket path MQTT clients connect to on the API port, unless MqttBridgeOptions.path says otherwise (Hornet's
+ * public route). */
 export const MQTT_PATH = "/mqtt";
 export const DEFAULT_MAX_SUBSCRIPTIONS_PER_CLIENT = 256;
 export const DEFAULT_MAX_SUBSCRIPTIONS = 65_536;
@@ -62,11 +67,17 @@ const TOPICS = [
   /^addresses\/ed25519\/[0-9a-f]{64}\/outputs$/,
   /^receipts$/,
 ];
+/** How often the bridge reads the latest milestone and republishes it on a quiet connection, unless
+ * MqttBridgeOptions.heartbeatMs says otherwise: half of iota.js MqttClient's 30 s watchdog. */
 export const DEFAULT_MQTT_HEARTBEAT_MS = 15_000;
 
 const MILESTONES_LATEST = "milestones/latest";
 const MILESTONES_CONFIRMED = "milestones/confirmed";
 
+/**
+ * Starts the MQTT bridge of `node` once the node is ready: Hornet's topics of `NODE-API.md` §2.2 with its payloads and
+ * on-subscribe answers, published from the node's events, and only on topics someone subscribed to.
+ */
 export async function createMqttBridge(node: ChrysalisNode, options: MqttBridgeOptions = {}): Promise<MqttBridge> {
   const path = options.path ?? MQTT_PATH;
   const heartbeatMs = Math.max(10, options.heartbeatMs ?? DEFAULT_MQTT_HEARTBEAT_MS);

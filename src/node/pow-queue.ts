@@ -3,6 +3,7 @@
 // a bound on its jobs in flight, so that one busy caller cannot starve the others; identical work is mined once.
 import { NodeError, abortError } from "./errors.js";
 
+/** The queue's bounds and the miner it feeds. */
 export interface PowQueueOptions {
   /** Jobs in flight in all (mining or queued); one more answers 503 POW_QUEUE_FULL. */
   maxPending: number;
@@ -12,6 +13,7 @@ export interface PowQueueOptions {
   run(bytes: Uint8Array, signal: AbortSignal): Promise<bigint>;
 }
 
+/** The queue's counters since it was made, and its state now (NodeStats' pow fields come from them). */
 export interface PowQueueStats {
   /** Jobs started (identical work waited for by several submissions counts once). */
   jobs: number;
@@ -44,6 +46,11 @@ interface Job {
 const INITIAL_JOB_MS = 1000;
 const MAX_RETRY_AFTER_SECONDS = 60;
 
+/**
+ * The fair queue in front of the node's one miner: one job mines at a time, requesters are served round-robin within
+ * their bounds, identical work is mined once, and a full queue answers 503 POW_QUEUE_FULL with a Retry-After estimated
+ * from the jobs timed so far.
+ */
 export class PowQueue {
   readonly #options: PowQueueOptions;
   readonly #jobs = new Map<string, Job>();
@@ -59,6 +66,7 @@ export class PowQueue {
     this.#options = options;
   }
 
+  /** The counters and the queue's state now, read synchronously. */
   stats(): PowQueueStats {
     let queued = 0;
     for (const list of this.#waiting.values()) queued += list.length;

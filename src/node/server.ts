@@ -24,6 +24,7 @@ export interface UpgradeContext {
   admit(): boolean;
 }
 
+/** Where serve() listens, the edge it applies, and what it calls while closing. */
 export interface ServeOptions {
   /** Default 127.0.0.1. */
   host?: string;
@@ -43,12 +44,17 @@ export interface ServeOptions {
   onUpgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer, context: UpgradeContext) => void;
 }
 
+/** A listening server, as serve() resolves it. */
 export interface RunningServer {
+  /** The node:http server underneath; close it with close(), which answers what is in flight first. */
   readonly server: Server;
+  /** The host it listens on. */
   readonly host: string;
+  /** The port it listens on: the one the system chose when port 0 was asked. */
   readonly port: number;
   /** http://host:port, no trailing slash. */
   readonly url: string;
+  /** The edge it applies: its limits, access log and metrics. */
   readonly edge: Edge;
   /** Requests being handled now. */
   inFlight(): number;

@@ -26,6 +26,10 @@ export function outputJson(output: Output): OutputJson {
   return { type: output.type, address: { type: 0, address: toHex(output.address.address) }, amount: output.amount } as OutputJson;
 }
 
+/**
+ * Hornet's output answer (GET /outputs/:id) from a ledger record: `ledgerIndex` is the confirmed milestone the answer
+ * stands at. `spentFields` false leaves out milestoneIndexSpent and transactionIdSpent, as Hornet's MQTT payloads do.
+ */
 export function outputResponseJson(record: OutputRecord, ledgerIndex: number, spentFields = true): OutputResponseJson {
   const json: OutputResponseJson = {
     messageId: record.messageId,
@@ -42,6 +46,7 @@ export function outputResponseJson(record: OutputRecord, ledgerIndex: number, sp
   return json;
 }
 
+/** Hornet's milestone answer (GET /milestones/:index) from a milestone record. */
 export function milestoneJson(record: MilestoneRecord): MilestoneJson {
   return { index: record.index, messageId: record.messageId, timestamp: record.timestamp };
 }

@@ -11,7 +11,9 @@ import type {
   AcceptResult,
   Acceptance,
   AddressBalance,
+  ClaimRecord,
   LedgerSnapshot,
+  PendingOutput,
   MessageMetadata,
   MilestoneRecord,
   NodeStore,
@@ -25,6 +27,7 @@ import type {
 } from "./store/contract.js";
 import { MemoryStore } from "./store/memory.js";
 
+/** How an UpstreamStore talks to its upstream node. */
 export interface UpstreamOptions {
   /** The fetch to use (default: the global one). */
   fetch?: typeof fetch;
@@ -37,10 +40,17 @@ export interface UpstreamOptions {
 // Responses from the upstream are read with a limit too: a misbehaving upstream must not exhaust our memory.
 const MAX_UPSTREAM_BODY = 1 << 20;
 
+/**
+ * A gateway's store: messages go to and come from an upstream node's REST API, which keeps the ledger, milestones and
+ * Tangle. What only the upstream keeps (outputs, balances, milestones, claims, pruning, snapshots, statistics) throws
+ * NodeError NOT_SUPPORTED here; the upstream's failures are UPSTREAM_FAILED (502, or the upstream's own 4xx). Nonces,
+ * revocations and secrets stay in this process's memory, shared with no other gateway.
+ */
 export class UpstreamStore implements NodeStore {
   readonly engine = "upstream";
   /** None: the upstream decides which parents are solid. */
   readonly entryPoints: ReadonlyMap<string, number> = new Map();
+  /** The upstream node's URL without a trailing slash; `/api/v1/…` paths are appended to it. */
   readonly baseUrl: string;
   // Redeemed nonces, revoked tokens and secrets of this gateway process.
   readonly #local = new MemoryStore({ entryPoints: [] });
@@ -101,10 +111,14 @@ export class UpstreamStore implements NodeStore {
     await this.#local.close();
   }
 
+  /** Submits the message's bytes upstream (put): the claim and milestone are the upstream's to decide, and `stored`
+   * is always true, since the upstream does not say whether it held the message already. */
   async accept(acceptance: Acceptance): Promise<AcceptResult> {
     return { stored: await this.put(acceptance) };
   }
 
+  /** POSTs the message's canonical bytes to the upstream's /api/v1/messages; throws UPSTREAM_FAILED when it refuses
+   * them (with its 4xx status) or answers another message id. */
   async put(entry: StoredMessage): Promise<boolean> {
     const { status, body } = await this.#request("/api/v1/messages", {
       method: "POST",
@@ -120,6 +134,7 @@ export class UpstreamStore implements NodeStore {
     return true;
   }
 
+  /** The message's bytes from the upstream's GET /messages/:id/raw, decoded here; undefined on its 404. */
   async get(id: string): Promise<StoredMessage | undefined> {
     const { status, body } = await this.#request(`/api/v1/messages/${encodeURIComponent(id)}/raw`, { headers: { accept: "application/octet-stream" } });
     if (status === 404) return undefined;
@@ -127,6 +142,7 @@ export class UpstreamStore implements NodeStore {
     return { id: id.toLowerCase(), bytes: body, message: decodeMessage(body) };
   }
 
+  /** Whether the upstream knows the message (GET /messages/:id answers other than 404). */
   async has(id: string): Promise<boolean> {
     const { status, body } = await this.#request(`/api/v1/messages/${encodeURIComponent(id)}`, { headers: { accept: "application/json" } });
     if (status === 404) return false;
@@ -134,6 +150,7 @@ export class UpstreamStore implements NodeStore {
     return true;
   }
 
+  /** At most `max` of the upstream's tips (GET /tips), lowercase hex: a gateway selects none of its own. */
   async tips(max: number): Promise<string[]> {
     const ids = dataField(await this.#json("/api/v1/tips"), "tipMessageIds");
     if (!Array.isArray(ids) || !ids.every((t) => typeof t === "string" && /^[0-9a-fA-F]{64}$/.test(t))) {
@@ -148,6 +165,8 @@ export class UpstreamStore implements NodeStore {
     return ids.filter((t): t is string => typeof t === "string").slice(0, max);
   }
 
+  /** The upstream's metadata of the message (GET /messages/:id/metadata); undefined on its 404. Arrival time and cone
+   * roots are not in Hornet's JSON: they read as 0. */
   async metadata(id: string): Promise<MessageMetadata | undefined> {
     const { status, body } = await this.#request(`/api/v1/messages/${encodeURIComponent(id)}/metadata`, { headers: { accept: "application/json" } });
     if (status === 404) return undefined;
@@ -171,52 +190,85 @@ export class UpstreamStore implements NodeStore {
     return Array.isArray(ids) ? ids.filter((t): t is string => typeof t === "string").slice(0, max) : [];
   }
 
-  // The ledger and milestones live upstream; a gateway's REST reads of them are forwarded by the HTTP layer.
+  // The ledger and milestones live upstream; a gateway's REST reads of them are forwarded by the HTTP layer, and its
+  // upstream selects tips and confirms: a gateway keeps no Tangle, claims or confirmations of its own.
+  /** Throws NOT_SUPPORTED: the upstream keeps the Tangle. */
+  unreferenced(): Promise<string[]> {
+    return notSupported("Tangle");
+  }
+
+  /** Throws NOT_SUPPORTED: the upstream decides spends. */
+  claim(): Promise<ClaimRecord | undefined> {
+    return notSupported("claims");
+  }
+
+  /** Throws NOT_SUPPORTED: the upstream decides spends. */
+  pendingOutput(): Promise<PendingOutput | undefined> {
+    return notSupported("pending outputs");
+  }
+
+  /** Throws NOT_SUPPORTED: the upstream confirms milestones. */
+  confirmMilestone(): Promise<void> {
+    return notSupported("milestones");
+  }
+
+  /** Throws NOT_SUPPORTED: the upstream keeps the ledger (the HTTP layer forwards GET /outputs/:id to it). */
   output(): Promise<OutputRecord | undefined> {
     return notSupported("outputs");
   }
 
+  /** Throws NOT_SUPPORTED: the upstream keeps the ledger. */
   addressOutputs(): Promise<string[]> {
     return notSupported("address outputs");
   }
 
+  /** Throws NOT_SUPPORTED: the upstream keeps the ledger. */
   addressBalance(): Promise<AddressBalance> {
     return notSupported("balances");
   }
 
+  /** Throws NOT_SUPPORTED: the upstream keeps the milestones. */
   milestone(): Promise<MilestoneRecord | undefined> {
     return notSupported("milestones");
   }
 
+  /** Throws NOT_SUPPORTED: the upstream keeps the milestones. */
   latestMilestone(): Promise<MilestoneRecord | undefined> {
     return notSupported("milestones");
   }
 
+  /** Throws NOT_SUPPORTED: the upstream keeps the milestones. */
   utxoChanges(): Promise<UtxoChanges | undefined> {
     return notSupported("milestones");
   }
 
   // Ageing: the upstream prunes, snapshots and verifies its own store; a gateway has none of its own to age.
+  /** Throws NOT_SUPPORTED: the upstream prunes its own store. */
   pruningIndex(): Promise<number> {
     return notSupported("milestones");
   }
 
+  /** Throws NOT_SUPPORTED: the upstream prunes its own store. */
   prune(): Promise<PruneStep> {
     return notSupported("messages to prune");
   }
 
+  /** Throws NOT_SUPPORTED: the upstream's own snapshot is the one to take. */
   readSnapshot(): Promise<LedgerSnapshot> {
     return notSupported("ledger to snapshot");
   }
 
+  /** Throws NOT_SUPPORTED: a gateway has no store to count. */
   stats(): Promise<StoreStats> {
     return notSupported("store to count");
   }
 
+  /** Throws NOT_SUPPORTED: a gateway has no store to measure. */
   bytes(): Promise<number> {
     return notSupported("store to measure");
   }
 
+  /** Throws NOT_SUPPORTED: the upstream verifies its own store. */
   verify(): Promise<string | undefined> {
     return notSupported("store to verify");
   }

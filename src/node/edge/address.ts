@@ -52,7 +52,12 @@ export function clientKey(address: string): string {
  * The blocks connection limits count an address in, each with the multiple of one client's cap it may hold: the
  * client itself (an IPv4 address, an IPv6 /64) at 1, then an IPv6 client's /56 at 4 and /48 at 16.
  */
-export function addressBlocks(address: string): { key: string; share: number }[] {
+export function addressBlocks(address: string): {
+  /** The block's key: the IPv4 address, or the IPv6 prefix written as "…::/bits". */
+  key: string;
+  /** The multiple of maxConnectionsPerAddress the block may hold. */
+  share: number;
+}[] {
   const groups = isIPv4(address) ? undefined : ipv6Groups(address);
   if (groups === undefined) return [{ key: address, share: 1 }];
   return [
@@ -68,6 +73,7 @@ export type ForwardedFor = string | string[] | undefined;
 /** A set of trusted proxies, from CIDRs ("10.0.0.0/8", "fd00::/8") or single addresses. */
 export class TrustedProxies {
   readonly #list = new BlockList();
+  /** How many entries it was given; 0 trusts no proxy, so every socket peer is the client. */
   readonly size: number;
   /** The entries as given (trimmed). */
   readonly entries: readonly string[];
@@ -87,6 +93,8 @@ export class TrustedProxies {
     this.entries = entries.map((e) => e.trim());
   }
 
+  /** Whether `address` (as normalizeAddress gives it) is in one of the trusted blocks; false for anything that is not
+   * an IP address. */
   has(address: string): boolean {
     if (this.size === 0) return false;
     if (isIPv4(address)) return this.#list.check(address, "ipv4");

@@ -11,13 +11,19 @@ import { createLogger, logAccess, type AccessRecord, type LogOptions } from "./l
 import { createMetrics, type EdgeMetrics, type MetricsSource } from "./metrics.js";
 import { RateLimiter } from "./rate.js";
 
+/** The limits, log and metrics an edge is made with; every field has the public-node default. */
 export interface EdgeOptions {
   /** Limits; what is not given keeps its public-node default (limits.ts). */
   limits?: EdgeLimitsInput;
   /** The log: a pino logger, options for a new one, or false for none (the default of the library's serve()). */
   log?: Logger | LogOptions | false;
   /** Serve Prometheus metrics at GET /metrics (default false); with `token`, only to `Authorization: Bearer <token>`. */
-  metrics?: boolean | { token?: string };
+  metrics?:
+    | boolean
+    | {
+        /** The bearer token a scrape must send; compared in constant time. */
+        token?: string;
+      };
   /** Extra route-name → rate-class entries ("METHOD name"), e.g. for routes added by another module. */
   routeClasses?: Readonly<Record<string, RateClass>>;
 }
@@ -53,9 +59,13 @@ class ConnectionCount {
 /** Which connection cap refused a connection: the total, the client's own, or its IPv6 /56 or /48 block's. */
 export type ConnectionCap = "total" | "per-address" | "per-prefix";
 
+/** Every limit, the access log and the metrics of one server, as serve() applies them to each connection and request. */
 export interface Edge {
+  /** The limits in force, every default filled in. */
   readonly limits: EdgeLimits;
+  /** The pino logger answered requests are recorded on; undefined when logging is off. */
   readonly logger: Logger | undefined;
+  /** The Prometheus metrics; undefined unless EdgeOptions.metrics enabled them (GET /metrics then answers 404). */
   readonly metrics: EdgeMetrics | undefined;
   /** The client address of a request from `peer` with this X-Forwarded-For (honoured only from a trusted proxy; given
    * as a function, it is read only then). */
@@ -66,7 +76,19 @@ export interface Edge {
    * Whether a new connection from `peer` may stay; when it may, `release` must be called once it closes. A trusted
    * proxy's connections count against the total only.
    */
-  admitConnection(peer: string | undefined): { readonly admitted: true; release(): void } | { readonly admitted: false; readonly reason: ConnectionCap };
+  admitConnection(peer: string | undefined):
+    | {
+        /** The connection may stay. */
+        readonly admitted: true;
+        /** Gives the connection's place back once it closed; calls after the first do nothing. */
+        release(): void;
+      }
+    | {
+        /** The connection is refused: serve() answers 503 and closes it. */
+        readonly admitted: false;
+        /** The cap it met, named in the answer and counted in the metrics. */
+        readonly reason: ConnectionCap;
+      };
   /** Takes a `request` token for the client: undefined when allowed, else the 429 error to answer. */
   admitRequest(key: string): NodeError | undefined;
   /** The gate the router and the node call for this client's request. */
@@ -105,6 +127,8 @@ const DEFAULT_ROUTE_CLASSES: Readonly<Record<string, RateClass>> = {
 // Prove-ownership routes added elsewhere (the Integration Services paths) count as the same work.
 const PROVE_OWNERSHIP = /(?:^|[./:-])prove-ownership$/;
 
+/** The edge of `options`: limits resolved over the public-node defaults, a logger unless `log` is false or absent, and
+ * metrics when asked. */
 export function createEdge(options: EdgeOptions = {}): Edge {
   const limits = resolveLimits(options.limits);
   const trusted = new TrustedProxies(limits.trustProxy);

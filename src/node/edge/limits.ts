@@ -11,24 +11,31 @@ import { TrustedProxies } from "./address.js";
  */
 export type RateClass = "request" | "nonce" | "proof" | "submit" | "pow";
 
+/** Every rate class, in the order the limits list them (a configuration naming another class is refused). */
 export const RATE_CLASSES: readonly RateClass[] = ["request", "nonce", "proof", "submit", "pow"];
 
 /** A token bucket: `burst` requests at once, refilled at `perSecond`. */
 export interface RateLimit {
+  /** Tokens added per second (above 0, at most 1,000,000; fractions allowed): the sustained rate. */
   readonly perSecond: number;
+  /** The bucket's size, a whole number from 1 to 1,000,000: how many requests a quiet client may make at once. */
   readonly burst: number;
 }
 
+/** Every limit the server edge applies, resolved (resolveLimits); each field's bounds are checked there. */
 export interface EdgeLimits {
   /** Token buckets per client and class; `false` lifts every rate limit (benchmarks, private networks). */
   readonly rates: Readonly<Record<RateClass, RateLimit>> | false;
   /** Clients whose buckets are kept at once; the least recently seen is forgotten beyond it (bounds the memory). */
   readonly maxTrackedClients: number;
-  /** Open connections in all, and from one client address (a trusted proxy counts against the total only). */
+  /** Open connections in all (a trusted proxy's count against this only); one more is answered 503 and closed. */
   readonly maxConnections: number;
+  /** Open connections from one client address or IPv6 /64; an IPv6 client's /56 may hold 4 times it and its /48 16
+   * times. */
   readonly maxConnectionsPerAddress: number;
-  /** Milliseconds to receive a request's headers (408 after), and the whole request with its body (408 after). */
+  /** Milliseconds to receive a request's headers (408 after), 1 s to 10 s. */
   readonly headersTimeoutMs: number;
+  /** Milliseconds to receive the whole request with its body (408 after), from headersTimeoutMs to 30 s. */
   readonly requestTimeoutMs: number;
   /** Milliseconds an idle keep-alive connection stays open. At least 60 s: clients that mine locally (iota.js's
    * LocalPowProvider) leave their socket idle while they mine. */
@@ -43,6 +50,8 @@ export interface EdgeLimits {
   readonly shutdownGraceMs: number;
 }
 
+/** The rates of a node on the public internet: generous for requests in general, tight for those that cost the node
+ * work (a nonce, a signature check, a stored message, a PoW job). */
 export const DEFAULT_RATES: Readonly<Record<RateClass, RateLimit>> = {
   request: { perSecond: 100, burst: 200 },
   nonce: { perSecond: 2, burst: 20 },
@@ -54,6 +63,7 @@ export const DEFAULT_RATES: Readonly<Record<RateClass, RateLimit>> = {
 /** The largest JSON request body by default (the handler's default too). */
 export const DEFAULT_MAX_JSON_BYTES = 256 * 1024;
 
+/** The limits of a node on the public internet, what every field a configuration leaves out keeps. */
 export const DEFAULT_LIMITS: EdgeLimits = {
   rates: DEFAULT_RATES,
   maxTrackedClients: 100_000,
@@ -69,7 +79,10 @@ export const DEFAULT_LIMITS: EdgeLimits = {
 };
 
 /** A partial configuration: rates may be given per class (the rest keep their defaults). */
-export type EdgeLimitsInput = Partial<Omit<EdgeLimits, "rates">> & { rates?: Partial<Record<RateClass, RateLimit>> | false };
+export type EdgeLimitsInput = Partial<Omit<EdgeLimits, "rates">> & {
+  /** Buckets for some classes (the others keep DEFAULT_RATES'), or false to lift every rate limit. */
+  rates?: Partial<Record<RateClass, RateLimit>> | false;
+};
 
 function bad(path: string, why: string): never {
   throw new ProtocolError("INVALID_ARGUMENT", `${path} ${why}`, { path });

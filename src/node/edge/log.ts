@@ -3,15 +3,21 @@
 // which may hold an api-key), status, duration and client address; no header, token, body or signed nonce is logged.
 import { pino, type Logger } from "pino";
 
+/** pino's level names: a record at or above the level is written; "silent" writes none. */
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+/** Every LogLevel, most severe first (what `--log-level` accepts). */
 export const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
+/** The level, destination and format of a logger made by createLogger. */
 export interface LogOptions {
   /** Default "info"; "silent" logs nothing. */
   level?: LogLevel;
   /** Where lines go. Default: standard output, written asynchronously in blocks of 32 KiB and at least once a
    * second (a write call per line cost the node about a tenth of its time per request). */
-  destination?: { write(line: string): unknown };
+  destination?: {
+    /** Takes one line of the log, newline included. */
+    write(line: string): unknown;
+  };
   /** Human-readable lines instead of JSON. Default: when the destination is a terminal. */
   pretty?: boolean;
 }
@@ -20,19 +26,27 @@ export type { Logger };
 
 /** One answered request, as the access log and the metrics see it. */
 export interface AccessRecord {
+  /** The request's method; "-" for one refused at the socket before it was read (malformed, head too large, too slow). */
   readonly method: string;
   /** The matched route's name, or "-" when none matched (404, or refused before routing). */
   readonly route: string;
+  /** The request's path, at most 200 characters of it, never its query string (which may hold an api-key). */
   readonly path: string;
+  /** The HTTP status answered (5xx records are logged at warn, the others at info). */
   readonly status: number;
+  /** Milliseconds from the request's arrival to its answer. */
   readonly ms: number;
+  /** The client's address as the edge sees it (after a trusted proxy). */
   readonly client: string;
 }
 
 const LEVEL_NAMES: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO ", 40: "WARN ", 50: "ERROR", 60: "FATAL" };
 
 /** A destination that turns pino's JSON lines into `HH:MM:SS.mmm LEVEL message key=value …`. */
-export function prettyDestination(out: { write(line: string): unknown }): { write(line: string): void } {
+export function prettyDestination(out: { write(line: string): unknown }): {
+  /** Takes one of pino's JSON lines and writes its readable form to `out` (a line that is not JSON as it is). */
+  write(line: string): void;
+} {
   return {
     write(line: string): void {
       let record: Record<string, unknown>;

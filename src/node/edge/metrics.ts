@@ -3,6 +3,7 @@
 // the store's latency per operation, its size and pruning, and prom-client's process metrics (CPU, memory, event-loop
 // lag).
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from "prom-client";
+import type { GossipStats } from "../gossip/types.js";
 import type { NodeStats } from "../pipeline.js";
 import type { NodeStore, PruneStep } from "../store/contract.js";
 import type { RateClass } from "./limits.js";
@@ -103,15 +104,28 @@ const histogram = (name: string, help: string, buckets: readonly number[], regis
 
 /** Where the node's own counters come from at scrape time. */
 export interface MetricsSource {
+  /** The node's counters now (ChrysalisNode.stats), read synchronously at each scrape. */
   stats(): NodeStats;
 }
 
+/** Where gossip's counters come from at scrape time (gossip/service.ts's Gossip is one). */
+export interface GossipSource {
+  /** Gossip's counters now, read synchronously at each scrape. */
+  stats(): GossipStats;
+}
+
+/** The Prometheus metrics of one edge, all prefixed chrysalis_: the edge and the node's parts write them, a scrape
+ * renders them. */
 export interface EdgeMetrics {
+  /** The prom-client registry they live in: a caller may register metrics of its own on it. */
   readonly registry: Registry;
   /** One answered request. */
   request(method: string, route: string, status: number, seconds: number): void;
+  /** One request refused 429 in this rate class (chrysalis_rate_limited_total). */
   rateLimited(rateClass: RateClass): void;
+  /** One connection refused at this cap (chrysalis_connections_refused_total). */
   connectionRefused(reason: "total" | "per-address" | "per-prefix"): void;
+  /** The connections open now (chrysalis_connections_open). */
   connections(open: number): void;
   /** The store with every operation timed into chrysalis_store_operation_seconds. */
   instrumentStore<S extends NodeStore>(store: S): S;
@@ -122,10 +136,19 @@ export interface EdgeMetrics {
   watchStore(store: Pick<NodeStore, "bytes" | "pruningIndex">): void;
   /** One pruning step this process did (the pruner's onStep). */
   pruned(step: PruneStep): void;
+  /** The gossip part (and the node's side of it) whose counters are read at each scrape. */
+  watchGossip(gossip: GossipSource, network?: { readonly waiting: { readonly messages: number; readonly bytes: number } }): void;
   /** The exposition text and its content type. */
-  render(): Promise<{ body: string; contentType: string }>;
+  render(): Promise<{
+    /** The Prometheus text exposition of every metric. */
+    body: string;
+    /** Its Content-Type header value (the registry's: Prometheus's text format). */
+    contentType: string;
+  }>;
 }
 
+/** A new set of the node's metrics in a registry of their own, with prom-client's process metrics (CPU, memory,
+ * event-loop lag); nothing is read until watched. */
 export function createMetrics(): EdgeMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "chrysalis_" });
@@ -143,17 +166,48 @@ export function createMetrics(): EdgeMetrics {
   const storeLatency = histogram("chrysalis_store_operation_seconds", "Time a store operation took, by operation", STORE_BUCKETS, registry);
 
   // Node counters are read at scrape time; counters only grow, so each scrape adds what changed since the last one.
-  const last = { accepted: 0, rejected: 0, hashes: 0, at: performance.now() };
+  const last = { accepted: 0, rejected: 0, hashes: 0, checkpoints: 0, at: performance.now() };
   const accepted = new Counter({ name: "chrysalis_messages_accepted_total", help: "Messages the node accepted and stored", registers: [registry] });
   const rejected = new Counter({ name: "chrysalis_messages_rejected_total", help: "Submissions the node refused", registers: [registry] });
   const hashes = new Counter({ name: "chrysalis_pow_hashes_total", help: "Nonces tried by the node's PoW workers", registers: [registry] });
   const hashRate = new Gauge({ name: "chrysalis_pow_hash_rate", help: "Nonces tried per second by the node's PoW workers since the previous scrape", registers: [registry] });
   const powDepth = new Gauge({ name: "chrysalis_pow_queue_depth", help: "PoW jobs in flight (mining or queued)", registers: [registry] });
+  const checkpoints = new Counter({ name: "chrysalis_checkpoints_total", help: "Checkpoints the coordinator stored (messages without payload merging tips before a milestone)", registers: [registry] });
   const powQueued = new Gauge({ name: "chrysalis_pow_queue_waiting", help: "PoW jobs waiting for the miner", registers: [registry] });
   const prunedMessages = new Counter({ name: "chrysalis_messages_pruned_total", help: "Messages this process deleted by pruning", registers: [registry] });
   const pruningIndex = new Gauge({ name: "chrysalis_pruning_index", help: "Every milestone at or below this index, and its messages, has been pruned", registers: [registry] });
   const storeBytes = new Gauge({ name: "chrysalis_store_bytes", help: "Bytes the store's data takes (LMDB: pages in use; PostgreSQL: tables and indexes)", registers: [registry] });
   let watchedStore: Pick<NodeStore, "bytes" | "pruningIndex"> | undefined;
+  // Gossip: the peers now, and what went through since start (each scrape adds what changed since the last one).
+  const peers = new Gauge({ name: "chrysalis_peers", help: "Peers: known (static), connected, with a gossip stream, unknown ones with a stream, banned", labelNames: ["state"] as const, registers: [registry] });
+  const frames = new Counter({ name: "chrysalis_gossip_frames_total", help: "Gossip frames received and sent, by direction and type", labelNames: ["direction", "type"] as const, registers: [registry] });
+  const gossipRequests = new Counter({ name: "chrysalis_gossip_requests_total", help: "Message and milestone requests: sent to peers, answered, discarded unanswered, refused for a full queue", labelNames: ["result"] as const, registers: [registry] });
+  const pendingRequests = new Gauge({ name: "chrysalis_gossip_requests_pending", help: "Requests waiting for their answer", registers: [registry] });
+  const dropped = new Counter({ name: "chrysalis_peers_dropped_total", help: "Peers dropped, by reason", labelNames: ["reason"] as const, registers: [registry] });
+  const droppedFrames = new Counter({ name: "chrysalis_gossip_frames_dropped_total", help: "Frames not sent because a peer's send or answer queue was full", registers: [registry] });
+  const waiting = new Gauge({ name: "chrysalis_messages_waiting_for_parents", help: "Messages from peers held until their parents arrive", registers: [registry] });
+  let gossipSource: GossipSource | undefined;
+  let networkSource: { readonly waiting: { readonly messages: number } } | undefined;
+  const lastGossip = new Map<string, number>();
+  /** Adds to `metric` what `value` grew by since the last scrape (`key` names the series). */
+  const grow = (metric: Counter<string>, key: string, value: number, labels: Record<string, string> = {}): void => {
+    const delta = value - (lastGossip.get(key) ?? 0);
+    if (delta > 0) metric.inc(labels, delta);
+    lastGossip.set(key, value);
+  };
+  const updateGossip = (): void => {
+    if (networkSource !== undefined) waiting.set(networkSource.waiting.messages);
+    if (gossipSource === undefined) return;
+    const stats = gossipSource.stats();
+    for (const [state, count] of Object.entries(stats.peers)) peers.set({ state }, count);
+    for (const [direction, counts] of [["in", stats.framesIn], ["out", stats.framesOut]] as const) {
+      for (const [type, count] of Object.entries(counts)) grow(frames, `frames ${direction} ${type}`, count, { direction, type });
+    }
+    for (const result of ["sent", "answered", "discarded", "refused"] as const) grow(gossipRequests, `requests ${result}`, stats.requests[result], { result });
+    pendingRequests.set(stats.requests.pending);
+    for (const [reason, count] of Object.entries(stats.peersDropped)) grow(dropped, `dropped ${reason}`, count, { reason });
+    grow(droppedFrames, "frames dropped", stats.droppedPackets);
+  };
   let storeReadAt = -Infinity;
   // A store that cannot answer now (a database restarting) leaves the gauges at their last values for this scrape.
   const readStore = async (): Promise<void> => {
@@ -174,6 +228,8 @@ export function createMetrics(): EdgeMetrics {
     hashRate.set(now > last.at ? delta / ((now - last.at) / 1000) : 0);
     powDepth.set(stats.powActive);
     powQueued.set(stats.powQueued);
+    checkpoints.inc(Math.max(0, stats.checkpoints - last.checkpoints));
+    last.checkpoints = stats.checkpoints;
     last.accepted = stats.accepted;
     last.rejected = stats.rejected;
     last.hashes = stats.powHashes;
@@ -245,8 +301,13 @@ export function createMetrics(): EdgeMetrics {
       prunedMessages.inc(step.messages);
       pruningIndex.set(step.pruningIndex);
     },
+    watchGossip(gossip, network) {
+      gossipSource = gossip;
+      networkSource = network;
+    },
     async render() {
       update();
+      updateGossip();
       await readStore();
       return { body: await registry.metrics(), contentType: registry.contentType };
     },

@@ -4,11 +4,25 @@
 import { RATE_CLASSES, type RateClass, type RateLimit } from "./limits.js";
 
 /** The outcome of taking a token: allowed, or refused with the seconds until one is back. */
-export type RateDecision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number };
+export type RateDecision =
+  | {
+      /** A token was taken: the request goes on. */
+      readonly allowed: true;
+    }
+  | {
+      /** The bucket is empty: answer 429 RATE_LIMITED. */
+      readonly allowed: false;
+      /** Whole seconds, at least 1, until the bucket holds a token again: the Retry-After to send. */
+      readonly retryAfterSeconds: number;
+    };
 
 const ALLOWED: RateDecision = { allowed: true };
 const CLASS_INDEX: Readonly<Record<RateClass, number>> = Object.fromEntries(RATE_CLASSES.map((c, i) => [c, i])) as Record<RateClass, number>;
 
+/**
+ * Token buckets per client key and rate class, for at most `maxClients` clients at once: past that the least recently
+ * seen is forgotten, which only refills its buckets. `now` is a monotonic clock in ms (default performance.now).
+ */
 export class RateLimiter {
   readonly #rates: readonly RateLimit[];
   readonly #max: number;

@@ -9,6 +9,7 @@ import { currentConeRoots, promotionAdvice } from "../cone.js";
 import { NodeError } from "../errors.js";
 import type { ChrysalisNode, NodeInfo, SubmitOptions } from "../pipeline.js";
 import { messageMetadataJson } from "../shapes.js";
+import { TIPS_PER_SELECTION } from "../tipselect.js";
 import type { StoredMessage } from "../store/contract.js";
 import { bytesResponse, idParam, json, readBody, readJsonText, type Reply, type Route, type RouteCall } from "./router.js";
 import { includedMessageId, utxoRoutes } from "./utxo.js";
@@ -25,8 +26,8 @@ export interface ApiRouteOptions {
 /** Hornet's maxResults for lists (children, index lookups, address outputs). */
 export const MAX_RESULTS = 1000;
 
-/** Hornet's optimalTipCount: GET /api/v1/tips answers up to this many. */
-export const TIPS_ANSWERED = 4;
+/** Hornet's optimalTipCount: GET /api/v1/tips answers up to this many (tip selection's count). */
+export const TIPS_ANSWERED = TIPS_PER_SELECTION;
 
 /** The route groups GET /api/routes lists (Hornet names its core API "v1"). */
 export const ROUTE_GROUPS = ["v1"] as const;
@@ -83,7 +84,9 @@ export function apiRoutes(node: ChrysalisNode, options: ApiRouteOptions): Route[
     let advice;
     if (m.referencedByMilestoneIndex === undefined && m.solid) {
       const confirmed = (await node.store.latestMilestone())?.index ?? 0;
-      advice = promotionAdvice(await currentConeRoots(node.store, entry.message.parents, m.coneRoots), confirmed);
+      // The Tangle in memory knows the cone roots as of the latest milestone; for an older message the store's parents.
+      const roots = node.parts.tangle.get(entry.id)?.roots ?? (await currentConeRoots(node.store, entry.message.parents, m.coneRoots));
+      advice = promotionAdvice(roots, confirmed);
     }
     return json(200, { data: messageMetadataJson(entry.id, entry.message.parents, m, advice) });
   }
@@ -122,8 +125,10 @@ export function apiRoutes(node: ChrysalisNode, options: ApiRouteOptions): Route[
       pattern: /^\/api\/v1\/tips$/,
       read: true,
       methods: {
-        GET: async () => {
-          const tipMessageIds = await node.tips(TIPS_ANSWERED);
+        GET: async ({ url }) => {
+          // Hornet's query key `spammerTips` (any case, any value) asks for the spammer rule's tips.
+          const spammer = [...url.searchParams.keys()].some((key) => key.toLowerCase() === "spammertips");
+          const tipMessageIds = await node.tips(TIPS_ANSWERED, { spammer });
           if (tipMessageIds.length === 0) throw new NodeError("CANNOT_FILL", "no tips available", { status: 503 });
           return json(200, { data: { tipMessageIds } });
         },

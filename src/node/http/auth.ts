@@ -11,6 +11,7 @@ import { decodeParam, json, jsonText, readJson, type Answer, type Route, type Ro
 
 /** The two operations of prove-ownership (what createProveOwnership from chrysalis-core/auth returns). */
 export interface ProveOwnershipService {
+  /** The identity's current nonce, 40 lowercase hex characters: what GET …/prove-ownership/{identityId} answers. */
   issueNonce(identityId: string): Promise<string>;
   /** `nonce`, when the client names the nonce it signed, spares the service its search. */
   prove(identityId: string, signedNonce: string, nonce?: string): Promise<string>;

@@ -6,8 +6,10 @@ import { bearerToken, type JwtService } from "../../auth/index.js";
 import type { ChrysalisNode } from "../pipeline.js";
 import { apiRoutes } from "./api.js";
 import { authRoutes, type ProveOwnershipService } from "./auth.js";
+import { peerRoutes, type PeerRouteOptions } from "./peers.js";
 import { createRouter, type Handler, type Route } from "./router.js";
 
+/** What createHandler serves besides the REST API v1: authentication, a gateway's upstream, CORS, peers, more routes. */
 export interface HandlerOptions {
   /** Enables the prove-ownership routes (at /authentication/… and, as IS clients address them, /api/v0.1/… and /api/v1/…). */
   proveOwnership?: ProveOwnershipService;
@@ -31,6 +33,11 @@ export interface HandlerOptions {
   /** Called with the node's own trouble answered 5xx, whose detail (a path, a database, a driver's words) the client
    * does not get. Default: console.warn. */
   onServiceError?: (error: ProtocolError) => void;
+  /**
+   * Enables Hornet's peers routes (GET/POST /api/v1/peers, GET/DELETE /api/v1/peers/{peerId}) over the gossip part,
+   * answered to loopback clients and to holders of `adminToken`; others get 403 FORBIDDEN.
+   */
+  peers?: PeerRouteOptions;
   /** More routes, asked after the node's own (parts with a route of their own: the dashboard). */
   routes?: readonly Route[];
 }
@@ -48,10 +55,12 @@ export function createHandler(node: ChrysalisNode, options: HandlerOptions = {})
     forward: options.forward,
   });
   routes.push(...authRoutes({ proveOwnership: options.proveOwnership, jwt: options.jwt, apiKey: options.apiKey }));
+  if (options.peers !== undefined) routes.push(...peerRoutes(options.peers, options.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES));
   if (options.routes !== undefined) routes.push(...options.routes);
   return createRouter(routes, { cors: options.cors, onInternalError: options.onInternalError, onServiceError: options.onServiceError });
 }
 
 export { errorResponse, readBody, type EdgeGate, type Handler, type RequestContext, type Route, type RouteCall } from "./router.js";
 export type { ProveOwnershipService, AuthRouteOptions } from "./auth.js";
+export { isLoopback, type PeerAdmin, type PeerRouteOptions } from "./peers.js";
 export { MAX_RESULTS, TIPS_ANSWERED } from "./api.js";

@@ -29,6 +29,8 @@ export interface EdgeGate {
   pow(): void;
 }
 
+/** A web-standard handler, fetch's shape, so that one handler runs under serve(), Hono, Deno, Bun or a worker; `context`
+ * carries what only the transport knows. createHandler's answers every error in the error envelope, never rejecting. */
 export type Handler = (request: Request, context?: RequestContext) => Promise<Response>;
 
 /** One matched request, as a route's method sees it. */
