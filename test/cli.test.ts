@@ -33,7 +33,7 @@ describe("chrysalis (dist/cli/main.js)", () => {
   it("--help lists every command; each command has its own --help", () => {
     const top = chrysalis(["--help"]);
     expect(top.code).toBe(0);
-    for (const name of ["serve", "demo", "keygen", "auth", "message", "pow", "network-id"]) {
+    for (const name of ["serve", "demo", "keygen", "auth", "message", "pow", "network-id", "p2p"]) {
       expect(top.stdout).toContain(name);
       const help = chrysalis([name, "--help"]);
       expect(help.code).toBe(0);
@@ -113,7 +113,7 @@ describe("chrysalis (dist/cli/main.js)", () => {
     const keys = generateIdentityKeyPair();
     writeFileSync(join(dir, "ids.json"), JSON.stringify({ "did:iota:cli-test": toHex(keys.publicKey) }));
     writeFileSync(join(dir, "secret"), "a jwt secret for the cli test, 32 bytes or more\n");
-    const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--network", "chrysalis-cli", "--min-pow-score", "50", "--workers", "1", "--jwt-secret-file", join(dir, "secret"), "--identities", join(dir, "ids.json"), "--data-dir", join(dir, "data")], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--p2p-bind", "/ip4/127.0.0.1/tcp/0", "--network", "chrysalis-cli", "--min-pow-score", "50", "--workers", "1", "--jwt-secret-file", join(dir, "secret"), "--identities", join(dir, "ids.json"), "--data-dir", join(dir, "data")], { stdio: ["ignore", "pipe", "pipe"] });
     try {
       let out = "";
       const url = await new Promise<string>((resolve, reject) => {

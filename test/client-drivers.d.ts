@@ -88,6 +88,26 @@ declare module "@iota/iota.js" {
     milestoneUtxoChanges(index: number): Promise<{ index: number; createdOutputs: string[]; consumedOutputs: string[] }>;
     receipts(migratedAt?: number): Promise<{ receipts: { receipt: unknown; milestoneIndex: number }[] }>;
     treasury(): Promise<{ milestoneId: string; amount: number }>;
+    peers(): Promise<IPeer[]>;
+    peer(peerId: string): Promise<IPeer>;
+    peerAdd(multiAddress: string, alias?: string): Promise<IPeer>;
+    peerDelete(peerId: string): Promise<void>;
+  }
+  export interface IPeer {
+    id: string;
+    multiAddresses: string[];
+    alias?: string;
+    relation: "known" | "unknown" | "autopeered";
+    connected: boolean;
+    gossip?: {
+      heartbeat?: { solidMilestoneIndex: number; prunedMilestoneIndex: number; latestMilestoneIndex: number; connectedNeighbors: number; syncedNeighbors: number } | null;
+      metrics: Record<string, number>;
+    };
+  }
+  export class ClientError extends Error {
+    route: string;
+    httpStatus: number;
+    code: string;
   }
   export class Ed25519Seed {
     constructor(secretKeyBytes?: Uint8Array);

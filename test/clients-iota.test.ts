@@ -122,6 +122,10 @@ describe("SingleNodeClient against a node with its coordinator: every read and w
     const { messageId, message } = await send(client, genesisSeed, 0, recipientBech32, 3_000_000);
     const tx = message.payload!;
     const txId = transactionIdIn(await client.messageRaw(messageId));
+    // The ledger moves when a milestone confirms the transaction (the coordinator runs every 500 ms).
+    await within(10_000, (async () => {
+      while ((await client.messageMetadata(messageId)).ledgerInclusionState !== "included") await new Promise((r) => setTimeout(r, 50));
+    })(), "the transaction's confirmation");
 
     const balance = await client.address(recipientBech32);
     expect(balance).toMatchObject({ addressType: 0, address: toHex(recipient), balance: 3_000_000, dustAllowed: false });
@@ -244,14 +248,14 @@ describe("LocalPowProvider: the client mines, the node checks", () => {
 });
 
 describe("promote, reattach and retry follow Hornet's advice", () => {
-  // Milestones are issued by hand here so the test decides how far the confirmed index moves; the store keeps one tip,
-  // so a message can be left out of every later milestone (dropped from the tips).
+  // Milestones are issued by hand here so the test decides how far the confirmed index moves; the node's Tangle in
+  // memory remembers one message, so a message can be left out of every later milestone (the coordinator forgot it).
   let node: ReturnType<typeof createNode>;
   let coordinator: Coordinator;
   let server: Awaited<ReturnType<typeof serve>>;
   let client: SingleNodeClient;
   beforeAll(async () => {
-    node = createNode({ network: NETWORK, minPoWScore: 1, store: new MemoryStore({ maxTips: 1 }), pow: { workers: 1 } });
+    node = createNode({ network: NETWORK, minPoWScore: 1, store: new MemoryStore(), tangle: { maxMessages: 1 }, pow: { workers: 1 } });
     coordinator = createCoordinator(node, { keys: [globalThis.crypto.getRandomValues(new Uint8Array(32))] });
     server = await serve(createHandler(node), { host: "127.0.0.1", port: 0, onClose: () => node.close() });
     client = new SingleNodeClient(server.url);

@@ -2,8 +2,10 @@
 // The `chrysalis` command: dispatches to its subcommands; every failure is one line on stderr and a non-zero exit
 // (1 for rejected input or a failed operation, 2 for a usage mistake).
 import { auth, keygen, message, networkIdCommand, pow, type Command } from "./commands.js";
+import { coordinatorCommand } from "./coordinator.js";
 import { demoCommand } from "./demo.js";
 import { describeError, Interrupted, UsageError, write } from "./io.js";
+import { p2pCommand } from "./p2p.js";
 import { serveCommand } from "./serve.js";
 import { dbCommand, snapshotCommand } from "./storage.js";
 
@@ -14,9 +16,11 @@ const COMMANDS: Record<string, Command> = {
   auth,
   snapshot: snapshotCommand,
   db: dbCommand,
+  coordinator: coordinatorCommand,
   message,
   pow,
   "network-id": networkIdCommand,
+  p2p: p2pCommand,
 };
 
 function overview(): string {

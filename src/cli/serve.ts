@@ -8,7 +8,9 @@ import { outputId } from "../model/ids.js";
 import { decodeSnapshot, DEFAULT_PRUNE_KEEP, MIN_PRUNE_KEEP, pruneKeepProblem, LmdbStore, LOG_LEVELS, MemoryLedger, MemoryStore, PostgresStore, RATE_CLASSES, resolveLimits, UpstreamStore, isDatabaseUrl, type EdgeLimitsInput, type LogLevel, type NodeOptions, type NodeStore, type RateClass, type RateLimit } from "../node/index.js";
 import type { Command } from "./commands.js";
 import { fileError, UsageError, write } from "./io.js";
-import { loadCoordinatorKeys, loadIdentityRegistry, startNode, type SetupOptions } from "./setup.js";
+import { DEFAULT_P2P_BIND, loadCoordinatorKeys, loadIdentityRegistry, startNode, type GossipSetup, type SetupOptions } from "./setup.js";
+import { readP2pIdentityFile } from "../node/gossip/index.js";
+import { fromHex } from "../bytes/hex.js";
 
 export const GENESIS_TRANSACTION_ID = "0".repeat(64);
 
@@ -38,6 +40,41 @@ function chooseStorage(values: { "data-dir"?: string | undefined; database?: str
   }
   const store = new LmdbStore(values["data-dir"] ?? DEFAULT_DATA_DIR);
   return { store, description: `LMDB in ${store.path}` };
+}
+
+/** The gossip options of serve, checked: binds, identity file, static peers, milestone keys, admin token. */
+async function gossipSetup(
+  values: { "p2p-bind"?: string[] | undefined; "p2p-identity-file"?: string | undefined; peer?: string[] | undefined; "coordinator-public-key"?: string[] | undefined; "milestone-public-key-count"?: string | undefined; "admin-token-file"?: string | undefined },
+  readSecret: (file: string) => Promise<string>,
+): Promise<GossipSetup> {
+  const setup: GossipSetup = { bind: values["p2p-bind"] ?? [DEFAULT_P2P_BIND], peers: (values.peer ?? []).map((multiAddress) => ({ multiAddress })) };
+  for (const [i, address] of (setup.peers ?? []).entries()) {
+    if (!/\/p2p\/[1-9A-HJ-NP-Za-km-z]+$/.test(address.multiAddress)) throw new UsageError(`--peer ${JSON.stringify(values.peer![i])}: a peer is a multiaddr ending in /p2p/<peer id>`);
+  }
+  const identityFile = values["p2p-identity-file"];
+  if (identityFile !== undefined) {
+    try {
+      setup.identity = await readP2pIdentityFile(identityFile);
+    } catch (error) {
+      throw fileError("the p2p identity file", identityFile, error);
+    }
+  }
+  const keys = values["coordinator-public-key"] ?? [];
+  setup.milestoneKeys = keys.map((hex, i) => {
+    if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new UsageError(`--coordinator-public-key ${JSON.stringify(hex)} (${i + 1}): a public key is 64 hex characters`);
+    return fromHex(hex, "--coordinator-public-key", 32);
+  });
+  if (values["milestone-public-key-count"] !== undefined) {
+    const count = Number(values["milestone-public-key-count"]);
+    if (!Number.isInteger(count) || count < 1 || count > Math.max(1, keys.length)) throw new UsageError(`--milestone-public-key-count takes 1 .. the number of --coordinator-public-key given (${keys.length})`);
+    setup.milestoneKeyCount = count;
+  }
+  if (values["admin-token-file"] !== undefined) {
+    const token = await readSecret(values["admin-token-file"]);
+    if (token.length < 16) throw new UsageError("the admin token must be at least 16 characters");
+    setup.adminToken = token;
+  }
+  return setup;
 }
 
 export const serveCommand: Command = {
@@ -90,6 +127,20 @@ Milestones, events and Integration Services:
   --no-mqtt                  do not serve MQTT events at /mqtt
   --no-dashboard             do not serve the dashboard and explorer at /dashboard/
   --api-key-file <file>      require ?api-key=<its content> on the authentication routes (as Integration Services)
+
+A network of nodes (Hornet 1.x's gossip over libp2p: TCP, Noise, Yamux):
+  --p2p-bind <multiaddr>     where gossip listens (repeatable; default ${DEFAULT_P2P_BIND}; port 0 picks a free one)
+  --no-p2p                   no gossip: nothing listens but HTTP
+  --p2p-identity-file <f>    the node's libp2p identity (PKCS#8 PEM, chrysalis p2p identity); without it one is
+                             made once and kept in the store
+  --peer <multiaddr>         a static peer, .../p2p/<peer id> (repeatable), dialled at start and again whenever the
+                             connection is lost
+  --coordinator-public-key <hex>  a key milestones may be signed by (repeatable): a follower (--no-coordinator)
+                             confirms only milestones signed by these (chrysalis coordinator public-key prints them);
+                             without any, a store made from a snapshot trusts the snapshot's signers
+  --milestone-public-key-count <n>  how many of them must sign each milestone (default: how many were given)
+  --admin-token-file <file>  GET/POST/DELETE /api/v1/peers also for clients off loopback with "Authorization: Bearer
+                             <its content>" (loopback clients always; others get 403)
 
 Edge (limits, logs, metrics; defaults fit a public node):
   --nonce-lifetime <d>       how long a prove-ownership nonce can be redeemed (default 30s; 2s .. 1h)
@@ -154,6 +205,13 @@ A message is answered 201 only once it is durable in the store (on disk, or comm
         "no-coordinator": { type: "boolean", default: false },
         "no-mqtt": { type: "boolean", default: false },
         "no-dashboard": { type: "boolean", default: false },
+        "p2p-bind": { type: "string", multiple: true },
+        "no-p2p": { type: "boolean", default: false },
+        "p2p-identity-file": { type: "string" },
+        peer: { type: "string", multiple: true },
+        "coordinator-public-key": { type: "string", multiple: true },
+        "milestone-public-key-count": { type: "string" },
+        "admin-token-file": { type: "string" },
         "api-key-file": { type: "string" },
         "data-dir": { type: "string" },
         database: { type: "string" },
@@ -198,6 +256,7 @@ A message is answered 201 only once it is durable in the store (on disk, or comm
       const info = await store.info();
       options.store = store;
       options.checkSolidity = false;
+      options.tipSource = (count) => store.tips(count);
       if (network !== undefined && network !== info.networkId) throw new UsageError(`--network ${network} differs from the upstream's ${info.networkId}`);
       network = info.networkId;
       minScore ??= info.minPoWScore;
@@ -257,6 +316,11 @@ A message is answered 201 only once it is durable in the store (on disk, or comm
     }
     if (!values["no-mqtt"]) options.mqtt = {};
     if (!values["no-dashboard"]) options.dashboard = {};
+    const p2pFlags = (["p2p-bind", "p2p-identity-file", "peer", "coordinator-public-key", "milestone-public-key-count", "admin-token-file"] as const).filter((flag) => values[flag] !== undefined);
+    if ((values["no-p2p"] || values.upstream !== undefined) && p2pFlags.length > 0) {
+      throw new UsageError(`--${p2pFlags[0]} needs gossip (not with ${values["no-p2p"] ? "--no-p2p" : "--upstream"})`);
+    }
+    if (!values["no-p2p"] && values.upstream === undefined) options.gossip = await gossipSetup(values, readSecret);
     const coordinatorWanted = !values["no-coordinator"] && values.upstream === undefined;
     if (!coordinatorWanted && (values["milestone-interval"] !== undefined || values["coordinator-key-file"] !== undefined)) {
       throw new UsageError(`--milestone-interval and --coordinator-key-file need a coordinator (not with ${values.upstream !== undefined ? "--upstream" : "--no-coordinator"})`);
@@ -291,6 +355,15 @@ A message is answered 201 only once it is durable in the store (on disk, or comm
     // Which store, and whether it is new (after the listening line, which scripts take as the first).
     if (values.upstream === undefined) {
       note(`storage: ${storage.description} (${setup.storage.created ? "new store" : "existing store"}, ${setup.storage.ledger ? "ledger on" : "no ledger"})`);
+      if (setup.gossip !== undefined) {
+        // Scripts wait for this line too: at every level and in JSON, as the listening line.
+        const address = setup.gossip.listenAddresses()[0] ?? "";
+        const line = `gossip on ${address} (protocol ${setup.gossip.protocol}, ${setup.gossip.peers().length} static peers)`;
+        if (logger?.isLevelEnabled("info") === true) {
+          logger.info({ address, peerId: setup.gossip.peerId }, line);
+          logger.flush();
+        } else write(line);
+      }
       if (values.genesis !== undefined && !setup.storage.created) note("--genesis ignored: it applies only to a new store");
       if (options.snapshot !== undefined) note(`snapshot: the store starts at milestone ${options.snapshot.milestone?.index ?? 0} with ${options.snapshot.outputs.length} unspent outputs (${values.snapshot})`);
       const pruning = options.pruning === undefined || options.pruning === false ? undefined : options.pruning;

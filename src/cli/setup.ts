@@ -32,6 +32,7 @@ import {
   type NodeOptions,
   type RunningServer,
   type StoreOpenResult,
+  NodeError,
   createEdge,
   isDatabaseUrl,
   LmdbStore,
@@ -43,6 +44,8 @@ import {
   type LogOptions,
 } from "../node/index.js";
 import { dashboardRoutes, type DashboardOptions } from "../node/dashboard.js";
+import { createGossip, p2pIdentityFromSeed, type Gossip, type GossipLimits, type P2pIdentity, type StaticPeer } from "../node/gossip/index.js";
+import { NetworkNode } from "../node/network.js";
 import { UsageError } from "./io.js";
 
 export interface NodeSetup {
@@ -62,6 +65,9 @@ export interface NodeSetup {
   mqtt: MqttBridge | undefined;
   /** The pruning part, when the store is pruned. */
   pruner: Pruner | undefined;
+  /** The gossip part and the node's side of it, when the node peers. */
+  gossip: Gossip | undefined;
+  network: NetworkNode | undefined;
   /** Stops the coordinator, the pruner (its step in flight finishes), the MQTT clients, the server (in-flight requests
    * finish within the grace period, the rest are answered 503), the node's workers and the store. */
   close(): Promise<void>;
@@ -69,6 +75,29 @@ export interface NodeSetup {
 
 /** The name under which a coordinator key made by the node is kept in its store (shared by instances on one store). */
 export const COORDINATOR_KEY_SECRET = "coordinator-ed25519-seed";
+
+/** The name under which the node's libp2p identity seed is kept when no identity file is given. */
+export const P2P_IDENTITY_SECRET = "p2p-identity-ed25519-seed";
+
+/** Hornet's flag default for where gossip listens. */
+export const DEFAULT_P2P_BIND = "/ip4/127.0.0.1/tcp/15600";
+
+export interface GossipSetup {
+  /** Where gossip listens (default DEFAULT_P2P_BIND; port 0 picks a free one). */
+  bind?: readonly string[];
+  /** The libp2p identity (--p2p-identity-file); without it a seed is made once and kept in the store. */
+  identity?: P2pIdentity;
+  /** Static peers, dialled at start and again whenever the connection is lost. */
+  peers?: readonly StaticPeer[];
+  /** The keys milestones must be signed by (--coordinator-public-key); the node's own coordinator's count too. */
+  milestoneKeys?: readonly Uint8Array[];
+  /** How many of them sign each milestone (--milestone-public-key-count; default: all given). */
+  milestoneKeyCount?: number;
+  /** Bearer token that lets clients off loopback use the peers routes (--admin-token-file). */
+  adminToken?: string;
+  /** The gossip part's timings and bounds (tests compress them). */
+  limits?: GossipLimits;
+}
 
 export interface CoordinatorSetup {
   /** Milliseconds between milestones (default 10 s). */
@@ -113,6 +142,8 @@ export interface SetupOptions extends NodeOptions {
   mqtt?: MqttBridgeOptions | false;
   /** Serve the dashboard at /dashboard/ (serve's default); unset or false: none (404). */
   dashboard?: DashboardOptions | false;
+  /** Peer over libp2p with Hornet's gossip protocol (serve's default); unset or false: no gossip. */
+  gossip?: GossipSetup | false;
   /** Required `api-key` query parameter of the authentication routes (IS's API_KEY). */
   apiKey?: string;
   /** A gateway's upstream reads (UpstreamStore.forward). */
@@ -256,6 +287,20 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
       throw error;
     }
   }
+  // The peers routes answer through the gossip part, which starts below (before the port opens).
+  let gossip: Gossip | undefined;
+  let network: NetworkNode | undefined;
+  const gossipSetup = options.gossip === undefined || options.gossip === false ? undefined : options.gossip;
+  if (gossipSetup !== undefined) {
+    const running = (): Gossip => {
+      if (gossip === undefined) throw new NodeError("NOT_SUPPORTED", "gossip is not running");
+      return gossip;
+    };
+    handlerOptions.peers = {
+      admin: { peers: () => gossip?.peers() ?? [], peer: (id) => gossip?.peer(id), addPeer: (address, alias) => running().addPeer(address, alias), removePeer: (id) => running().removePeer(id) },
+      adminToken: gossipSetup.adminToken,
+    };
+  }
   const handler = createHandler(node, handlerOptions);
   const sweeper = setInterval(() => {
     store.sweep(Date.now()).catch((error: unknown) => edge.logger?.warn({ err: (error as Error).message }, "sweeping expired nonces and revocations failed"));
@@ -283,7 +328,9 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
           keep: options.pruning.keep,
           sizeTarget: options.pruning.sizeTarget,
           // After each milestone issued here; a node following another instance's milestones looks every second.
-          events: coordinator !== undefined ? node : undefined,
+          // A node that issues or follows milestones prunes after each; a node on a store another instance writes
+          // looks at it every interval.
+          events: coordinator !== undefined || gossipSetup !== undefined ? node : undefined,
           onStep: (step) => {
             metrics?.pruned(step);
             if (step.messages > 0) edge.logger?.debug({ pruningIndex: step.pruningIndex, messages: step.messages }, "pruned");
@@ -296,8 +343,14 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
       }
     }
     if (options.mqtt !== undefined && options.mqtt !== false) mqtt = await createMqttBridge(node, options.mqtt);
+    if (gossipSetup !== undefined) {
+      ({ gossip, network } = await startGossip(node, gossipSetup, coordinator, storage, edge));
+      edge.metrics?.watchGossip(gossip, network);
+    }
   } catch (error) {
     clearInterval(sweeper);
+    await gossip?.stop().catch(() => undefined);
+    network?.close();
     await mqtt?.close();
     await node.close();
     throw error;
@@ -331,6 +384,8 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
       await coordinator?.stop();
       // Before the server's close closes the store: the step in flight finishes, no new one starts.
       await pruner?.stop();
+      await gossip?.stop();
+      network?.close();
       await mqtt?.close();
       await server.close();
     })());
@@ -342,7 +397,52 @@ export async function startNode(options: SetupOptions): Promise<NodeSetup> {
     registry.replaceWith(fresh);
     return registry.size;
   }
-  return { node, storage, server, edge, jwt: guarded, registry, reloadIdentities, coordinator, mqtt, pruner, close };
+  return { node, storage, server, edge, jwt: guarded, registry, reloadIdentities, coordinator, mqtt, pruner, gossip, network, close };
+}
+
+/**
+ * Starts peering: the node's side of gossip (NetworkNode) trusting the given milestone keys, the node's own
+ * coordinator's, or those of the snapshot the store was made from; the libp2p identity from the setup, else a seed kept
+ * in the store; then the gossip part, listening and dialling its static peers.
+ */
+async function startGossip(node: ChrysalisNode, setup: GossipSetup, coordinator: Coordinator | undefined, storage: StoreOpenResult, edge: Edge): Promise<{ gossip: Gossip; network: NetworkNode }> {
+  const keys = new Map<string, Uint8Array>();
+  const add = (key: Uint8Array): void => void keys.set(toHex(key), key);
+  for (const key of setup.milestoneKeys ?? []) add(key);
+  for (const key of coordinator?.publicKeys ?? []) add(fromHex(key, "coordinator public key", 32));
+  if (keys.size === 0) for (const key of storage.coordinatorPublicKeys ?? []) add(fromHex(key, "snapshot coordinator key", 32));
+  const logger = edge.logger;
+  const network = new NetworkNode(node, {
+    milestoneKeys: [...keys.values()],
+    milestoneKeyCount: setup.milestoneKeyCount,
+    followsPeers: coordinator === undefined && (setup.peers ?? []).length > 0,
+    onError: (error) => {
+      if (logger !== undefined) logger.error({ err: (error as Error).message }, "confirming a milestone from the network failed; this node stops confirming");
+      else console.error(`chrysalis network: ${(error as Error).message}`);
+    },
+  });
+  const identity = setup.identity ?? p2pIdentityFromSeed(await node.store.secret(P2P_IDENTITY_SECRET, () => globalThis.crypto.getRandomValues(new Uint8Array(32))));
+  const gossip = createGossip({
+    ...setup.limits,
+    node: network,
+    identity,
+    listen: setup.bind ?? [DEFAULT_P2P_BIND],
+    peers: setup.peers ?? [],
+    onEvent: (event) => {
+      if (logger === undefined) return;
+      if (event.type === "dropped") logger.warn({ peer: event.peerId, reason: event.reason, detail: event.error }, "a peer was dropped");
+      else if (event.type === "error") logger.warn({ err: (event.error as Error).message }, "gossip failed");
+      else logger.debug({ ...event }, `peer ${event.type}`);
+    },
+  });
+  network.attach(gossip);
+  try {
+    await gossip.start();
+  } catch (error) {
+    network.close();
+    throw new UsageError(`gossip cannot listen on ${(setup.bind ?? [DEFAULT_P2P_BIND]).join(", ")}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message} (give another --p2p-bind, or --no-p2p)`);
+  }
+  return { gossip, network };
 }
 
 /**

@@ -29,6 +29,12 @@ export function link(route: string, text: string, className = "id"): HTMLAnchorE
   return h("a", { href: `#/${route}`, class: className }, text);
 }
 
+/** The value element of a labelled figure, with a stable data-metric name (tests and users can find it). */
+export function figure(name: string, label: string): { element: HTMLElement; value: HTMLElement } {
+  const value = h("span", { class: "value", "data-metric": name }, "–");
+  return { element: h("div", { class: "figure" }, h("span", { class: "label" }, label), value), value };
+}
+
 /** A definition list from label → value pairs; undefined values are left out. */
 export function fields(rows: [string, Child | Child[]][]): HTMLDListElement {
   const list = h("dl", { class: "fields" });

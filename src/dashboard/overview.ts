@@ -1,12 +1,14 @@
 // The overview: health and sync, milestones, messages/s and referenced messages/s, tips, PoW, logins and rate limits,
-// store size and pruning. Events (MQTT) drive it; what has no event is polled, at most once a second and only while the
-// overview is shown and the tab visible.
+// store size and pruning, peers. Events (MQTT) drive it; what has no event is polled, at most once a second and only
+// while the overview is shown and the tab visible.
 import type { ClientNodeInfo } from "../client/index.js";
 import { RateChart } from "./chart.js";
 import type { App } from "./app.js";
-import { h, link, replace } from "./dom.js";
+import { figure, h, link, replace } from "./dom.js";
 import { formatAge, formatBytes, formatHashRate, formatRate, formatTime, groupDigits } from "./format.js";
+import { PeersCard } from "./peers.js";
 import { parseMetrics, total, type Sample } from "./prometheus.js";
+import { TokenPrompt } from "./token.js";
 
 const CHART_SECONDS = 120;
 const RECENT_MILESTONES = 10;
@@ -21,12 +23,6 @@ interface MilestoneRow {
 }
 
 type MetricsState = "unknown" | "ok" | "token" | "off" | "failed";
-
-/** The value element of a labelled figure, with a stable data-metric name (tests and users can find it). */
-function figure(name: string, label: string): { element: HTMLElement; value: HTMLElement } {
-  const value = h("span", { class: "value", "data-metric": name }, "–");
-  return { element: h("div", { class: "figure" }, h("span", { class: "label" }, label), value), value };
-}
 
 export class Overview {
   readonly element: HTMLElement;
@@ -48,7 +44,8 @@ export class Overview {
   readonly #milestoneList: HTMLOListElement;
   readonly #tipList: HTMLElement;
   readonly #metricsNote: HTMLElement;
-  readonly #tokenForm: HTMLFormElement;
+  readonly #metricsToken: TokenPrompt;
+  readonly #peers = new PeersCard();
 
   constructor(app: App) {
     this.#app = app;
@@ -68,25 +65,11 @@ export class Overview {
     this.#milestoneList = h("ol", { class: "list", "data-list": "milestones" });
     this.#tipList = h("ul", { class: "list", "data-list": "tips" });
     this.#metricsNote = h("p", { class: "note", hidden: "" });
-    const tokenInput = h("input", { type: "password", name: "token", autocomplete: "off", placeholder: "metrics token", "aria-label": "metrics token" });
-    this.#tokenForm = h("form", { class: "token", hidden: "" }, tokenInput, h("button", { type: "submit" }, "Use"));
-    this.#tokenForm.addEventListener("submit", (event) => {
-      event.preventDefault();
-      const token = tokenInput.value.trim();
-      if (token === "") return;
-      // For this tab only (sessionStorage), never in the URL: the page's history and the logs never see it.
-      sessionStorage.setItem(TOKEN_KEY, token);
-      tokenInput.value = "";
+    this.#metricsToken = new TokenPrompt(TOKEN_KEY, "metrics token", () => {
       this.#metrics = "unknown";
       void this.#pollMetrics();
     });
-    const forget = h("button", { type: "button", class: "link-button", hidden: "" }, "forget the metrics token");
-    forget.addEventListener("click", () => {
-      sessionStorage.removeItem(TOKEN_KEY);
-      this.#metrics = "unknown";
-      void this.#pollMetrics();
-    });
-    this.#figures.forget = forget;
+    this.#metricsToken.form.dataset.token = "metrics";
 
     const plain = (name: string): HTMLElement => {
       const value = h("span", { class: "value", "data-metric": name }, "–");
@@ -110,7 +93,8 @@ export class Overview {
       h("article", { class: "card" }, h("h2", {}, "Recent milestones"), this.#milestoneList),
       h("article", { class: "card" }, h("h2", {}, "Tips"), add("tips", "Tips"), this.#tipList),
       h("article", { class: "card" }, h("h2", {}, "Logins and limits"), add("loginsSucceeded", "Logins succeeded"), add("loginsFailed", "Logins failed"), add("rateLimited", "Rate-limited requests")),
-      h("article", { class: "card wide metrics-state" }, this.#metricsNote, this.#tokenForm, forget),
+      this.#peers.element,
+      h("article", { class: "card wide metrics-state" }, this.#metricsNote, this.#metricsToken.form, this.#metricsToken.forget),
     );
 
     this.#set("events", "connecting…");
@@ -168,13 +152,14 @@ export class Overview {
     this.#chart.draw();
     if (this.#info !== undefined) this.#set("latestMilestoneAge", this.#info.latestMilestoneTimestamp ? formatAge(this.#info.latestMilestoneTimestamp) : "none yet");
     void this.#pollMetrics();
+    void this.#peers.poll();
     if (this.#tick % 2 === 0) void this.#pollTips();
     const infoEvery = this.#app.mqtt.connected ? INFO_FALLBACK_MS : 2000;
     if (Date.now() - this.#infoAt >= infoEvery) void this.#pollInfo();
   }
 
   async #refresh(): Promise<void> {
-    await Promise.all([this.#pollInfo(), this.#pollTips(), this.#pollMetrics()]);
+    await Promise.all([this.#pollInfo(), this.#pollTips(), this.#pollMetrics(), this.#peers.poll()]);
   }
 
   /** One request at a time: a caller arriving while one is out waits for that one. */
@@ -277,29 +262,27 @@ export class Overview {
 
   async #pollMetrics(): Promise<void> {
     if (this.#metrics === "off" || this.#metrics === "token") return;
-    const token = sessionStorage.getItem(TOKEN_KEY);
+    const { headers, sent } = this.#metricsToken.authorization();
     let response: Response;
     try {
-      response = await fetch("/metrics", { headers: token === null ? {} : { authorization: `Bearer ${token}` }, cache: "no-store" });
+      response = await fetch("/metrics", { headers, cache: "no-store" });
     } catch {
       this.#metrics = "failed";
       return;
     }
-    this.#figures.forget!.hidden = token === null;
     if (response.status === 401) {
       await response.body?.cancel();
-      if (token !== null) sessionStorage.removeItem(TOKEN_KEY);
+      this.#metricsToken.refused(sent);
       this.#metrics = "token";
-      this.#metricsNote.textContent = token === null ? "This node's metrics need a token (--metrics-token-file): enter it to see PoW, logins, limits and the store." : "That token was refused: enter the metrics token again.";
+      this.#metricsNote.textContent = sent ? "That token was refused: enter the metrics token again." : "This node's metrics need a token (--metrics-token-file): enter it to see PoW, logins, limits, the store and gossip's totals.";
       this.#metricsNote.hidden = false;
-      this.#tokenForm.hidden = false;
-      this.#figures.forget!.hidden = true;
       return;
     }
+    this.#metricsToken.answered(sent);
     if (response.status === 404) {
       await response.body?.cancel();
       this.#metrics = "off";
-      this.#metricsNote.textContent = "This node serves no metrics (--no-metrics): PoW, logins, limits and the store size are not shown.";
+      this.#metricsNote.textContent = "This node serves no metrics (--no-metrics): PoW, logins, limits, the store size and gossip's totals are not shown.";
       this.#metricsNote.hidden = false;
       return;
     }
@@ -310,8 +293,9 @@ export class Overview {
     }
     this.#metrics = "ok";
     this.#metricsNote.hidden = true;
-    this.#tokenForm.hidden = true;
-    this.#showMetrics(parseMetrics(await response.text()));
+    const samples = parseMetrics(await response.text());
+    this.#showMetrics(samples);
+    this.#peers.showMetrics(samples);
   }
 
   #showMetrics(samples: Sample[]): void {

@@ -1,6 +1,8 @@
 // The page under test: the built package (dist, as a user's bundler sees it) bundled by esbuild, with the calls the
 // browser suite makes exposed on globalThis.chrysalisTest. Node computes the same things and compares.
-import { bech32Address, blake2b256, blake2bBackend, decodeMessage, ed25519PublicKey, encodeMessage, messageFromJson, messageId, messageToJson, networkId, signEd25519, toHex, fromHex, verifyEd25519, warnings } from "../../dist/index.js";
+import fc from "fast-check";
+import { bech32Address, blake2b256, blake2bBackend, decodeMessage, ed25519PublicKey, encodeMessage, encodeTransactionPayload, messageFromJson, messageId, messageToJson, networkId, signEd25519, toHex, fromHex, verifyEd25519, verifyTransactionSignatures, warnings } from "../../dist/index.js";
+import { malformedMessageBytes, messageBytes, signedTransaction } from "../../dist/arbitraries/index.js";
 import { signNonce } from "../../dist/auth/index.js";
 import { createClient } from "../../dist/client/index.js";
 import { createMiner, powScore, type MinerOptions } from "../../dist/pow/index.js";
@@ -59,6 +61,23 @@ const api = {
         return { publicKey: toHex(publicKey), signature: toHex(signature), valid: verifyEd25519(publicKey, message, signature), tamperedValid: verifyEd25519(publicKey, message, tampered), bech32: bech32Address("iota", publicKey) };
       }),
       networkIds: input.networks.map((name) => networkId(name).toString()),
+    };
+  },
+
+  /** What chrysalis-core/arbitraries draws from `seed`, as hex, with what the page makes of it (Node draws the same). */
+  arbitraries(seed: number, runs: number) {
+    const codeOf = (bytes: Uint8Array): string => {
+      try {
+        decodeMessage(bytes);
+        return "accepted";
+      } catch (error) {
+        return (error as { code?: string }).code ?? String(error);
+      }
+    };
+    return {
+      messages: fc.sample(messageBytes(), { numRuns: runs, seed }).map((bytes) => ({ hex: toHex(bytes), code: codeOf(bytes) })),
+      malformed: fc.sample(malformedMessageBytes(), { numRuns: runs, seed }).map(({ bytes, rule }) => ({ hex: toHex(bytes), rule: rule.name, expected: rule.code, code: codeOf(bytes) })),
+      signed: fc.sample(signedTransaction({ maxInputs: 8 }), { numRuns: 5, seed }).map((t) => ({ hex: toHex(encodeTransactionPayload(t.payload)), valid: verifyTransactionSignatures(t.payload, (input) => t.addressOf(input)).valid })),
     };
   },
 

@@ -2,12 +2,15 @@
 // (plain and minified) and served on loopback under chosen headers. Results are compared with Node's own.
 // Without Chromium (CHROMIUM_PATH or /usr/bin/chromium) the suite is skipped with one printed line; .ci/run installs it.
 import { readFileSync } from "node:fs";
+import fc from "fast-check";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bech32Address, blake2b256, decodeMessage, ed25519PublicKey, encodeMessage, messageId, messageToJson, networkId, signEd25519 } from "../../src/index.js";
 import { toHex } from "../../src/bytes/hex.js";
-import { encodeMessage as encode } from "../../src/model/codec.js";
+import { malformedMessageBytes, messageBytes, signedTransaction } from "../../src/arbitraries/index.js";
+import { encodeMessage as encode, encodeTransactionPayload } from "../../src/model/codec.js";
+import { verifyTransactionSignatures } from "../../src/model/transaction.js";
 import { powScore } from "../../src/pow/index.js";
 import { startNode, type Running } from "../node-helpers.js";
 import { loadVectors } from "../helpers.js";
@@ -73,6 +76,23 @@ function nodeResults(): ReturnType<ChrysalisTestApi["vectors"]> {
   };
 }
 
+/** What the page's `arbitraries` call must answer: the same draws from the same seed, refused and verified alike. */
+function nodeArbitraries(seed: number, runs: number): ReturnType<ChrysalisTestApi["arbitraries"]> {
+  const codeOf = (bytes: Uint8Array): string => {
+    try {
+      decodeMessage(bytes);
+      return "accepted";
+    } catch (error) {
+      return (error as { code: string }).code;
+    }
+  };
+  return {
+    messages: fc.sample(messageBytes(), { numRuns: runs, seed }).map((bytes) => ({ hex: toHex(bytes), code: "accepted" })),
+    malformed: fc.sample(malformedMessageBytes(), { numRuns: runs, seed }).map(({ bytes, rule }) => ({ hex: toHex(bytes), rule: rule.name, expected: rule.code, code: codeOf(bytes) })),
+    signed: fc.sample(signedTransaction({ maxInputs: 8 }), { numRuns: 5, seed }).map((t) => ({ hex: toHex(encodeTransactionPayload(t.payload)), valid: verifyTransactionSignatures(t.payload, (input) => t.addressOf(input)).valid })),
+  };
+}
+
 const fmt = (rate: number): string => `${(rate / 1e6).toFixed(2)} M H/s`;
 
 describe.skipIf(executable === undefined)("in Chromium", () => {
@@ -127,6 +147,17 @@ describe.skipIf(executable === undefined)("in Chromium", () => {
         expect(p.errors).toEqual([]);
       });
     }
+  });
+
+  describe("chrysalis-core/arbitraries in a page", () => {
+    it("draws from a seed exactly what Node draws; the page decodes the valid messages, refuses each malformed one with its rule's code and verifies the signed transactions", async () => {
+      const p = await openPage("a", true, "min");
+      const page = await p.call("arbitraries", 9, 40);
+      expect(page).toEqual(nodeArbitraries(9, 40));
+      expect(page.malformed.every((m) => m.code === m.expected)).toBe(true);
+      expect(page.signed.every((t) => t.valid)).toBe(true);
+      expect(p.errors).toEqual([]);
+    });
   });
 
   describe("mining in a cross-origin isolated and a non-isolated page", () => {

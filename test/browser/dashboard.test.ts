@@ -1,8 +1,9 @@
 // The dashboard in real Chromium (the suite's harness: Debian's Chromium driven by playwright-core) against a node as
-// `serve` assembles it (coordinator, MQTT, metrics, dashboard) with real data: indexation messages, a transaction, its
-// addresses and outputs, milestones. Also the dashboard's packaging: its headers, its size budget, and --no-dashboard.
-// Screenshots for README are written to docs/ when CHRYSALIS_SCREENSHOTS=1.
+// `serve` assembles it (coordinator, MQTT, metrics, dashboard, gossip with a follower as its peer) with real data:
+// indexation messages, a transaction, its addresses and outputs, milestones, the peer's heartbeats. Also the dashboard's packaging: its headers, its size budget, and --no-dashboard.
+// Screenshots for README and docs/NODE.md are written to docs/ when CHRYSALIS_SCREENSHOTS=1.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,7 +16,10 @@ import { bech32Address } from "../../src/crypto/index.js";
 import { toHex } from "../../src/bytes/hex.js";
 import { outputId, transactionId } from "../../src/model/ids.js";
 import { payloadToJson } from "../../src/model/json.js";
+import { milestonePublicKey } from "../../src/model/milestone.js";
 import { buildTransactionPayload } from "../../src/model/transaction.js";
+import { p2pIdentityFromSeed } from "../../src/node/gossip/identity.js";
+import { groupDigits } from "../../src/dashboard/format.js";
 import { DASHBOARD_CSP } from "../../src/node/dashboard.js";
 import { genesisLedger, GENESIS_TX, indexationJson, until, wallet } from "../node-helpers.js";
 import { killAll, startServe } from "../serve-process.js";
@@ -29,6 +33,8 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const BUDGET_GZIP_BYTES = 150_000;
 const SCREENSHOTS = process.env.CHRYSALIS_SCREENSHOTS === "1";
 const PHONE = { width: 390, height: 844 };
+/** Gossip on a free port of 127.0.0.1, as serve's peering is on by default. */
+const BIND = ["/ip4/127.0.0.1/tcp/0"];
 
 /** What a page did that the suite forbids, gathered from the moment it opened. */
 interface Watched {
@@ -45,12 +51,15 @@ describe.skipIf(executable === undefined)("the dashboard in Chromium", () => {
   let outdir: string;
   let files: Record<string, number>;
   let setup: NodeSetup;
+  /** The main node's peer: a follower of its coordinator, which the node knows as "follower". */
+  let follower: NodeSetup;
   let base: string;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
   const data = { indexation: "", transaction: "", txMessage: "", output: "", recipientBech32: "", recipientHex: "", recipientAmount: 1_234_567, milestone: 0, milestoneMessage: "" };
   const owner = wallet();
   const recipient = wallet();
+  const coordinatorSeed = globalThis.crypto.getRandomValues(new Uint8Array(32));
 
   async function node(options: Partial<SetupOptions> = {}): Promise<NodeSetup> {
     return startNode({
@@ -62,6 +71,7 @@ describe.skipIf(executable === undefined)("the dashboard in Chromium", () => {
       mqtt: {},
       metrics: true,
       dashboard: { directory: outdir },
+      gossip: { bind: BIND },
       ...options,
     });
   }
@@ -69,7 +79,11 @@ describe.skipIf(executable === undefined)("the dashboard in Chromium", () => {
   beforeAll(async () => {
     outdir = mkdtempSync(join(tmpdir(), "chrysalis-dashboard-"));
     ({ files } = await buildDashboard(outdir));
-    setup = await node();
+    follower = await startNode({ network: "chrysalis-dashboard", minPoWScore: 1, pow: { workers: 1 }, ledger: genesisLedger(owner), gossip: { bind: BIND, milestoneKeys: [milestonePublicKey(coordinatorSeed)] } });
+    setup = await node({
+      coordinator: { intervalMs: 1000, keys: [coordinatorSeed] },
+      gossip: { bind: BIND, peers: [{ multiAddress: follower.gossip!.listenAddresses()[0]!, alias: "follower" }] },
+    });
     base = setup.server.url;
     const n = setup.node;
     const hrp = n.info.bech32HRP;
@@ -105,14 +119,15 @@ describe.skipIf(executable === undefined)("the dashboard in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await setup?.close();
+    await follower?.close();
     await killAll();
     if (outdir !== undefined) rmSync(outdir, { recursive: true, force: true });
   });
 
   /** A new page (own context: own sessionStorage) watched for console errors, CSP violations and foreign requests. */
-  async function open(options: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark"; origin?: string } = {}): Promise<Watched> {
+  async function open(options: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark"; origin?: string; headers?: Record<string, string> } = {}): Promise<Watched> {
     const origin = options.origin ?? base;
-    const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 }, colorScheme: options.colorScheme ?? "light" });
+    const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 }, colorScheme: options.colorScheme ?? "light", ...(options.headers === undefined ? {} : { extraHTTPHeaders: options.headers }) });
     contexts.push(context);
     // Injected by the browser before the page's own scripts (not an inline script: the page's policy allows none).
     await context.addInitScript(() => {
@@ -146,9 +161,13 @@ describe.skipIf(executable === undefined)("the dashboard in Chromium", () => {
     return watched;
   }
 
-  async function clean(w: Watched): Promise<void> {
+  /**
+   * No page error, CSP violation or foreign request; no console error but the browser's notes on the answers `expected`
+   * picks (a 401, 403 or 404 the page reads and shows).
+   */
+  async function clean(w: Watched, expected: (error: { text: string; url: string }) => boolean = () => false): Promise<void> {
     expect(w.pageErrors).toEqual([]);
-    expect(w.consoleErrors).toEqual([]);
+    expect(w.consoleErrors.filter((e) => !expected(e))).toEqual([]);
     expect(await w.violations()).toEqual([]);
     expect(w.foreignRequests).toEqual([]);
   }
@@ -204,7 +223,7 @@ describe.skipIf(executable === undefined)("the dashboard in Chromium", () => {
     });
 
     it("a node assembled without the dashboard answers 404 at /dashboard/", async () => {
-      const plain = await node({ dashboard: false, coordinator: false, mqtt: false });
+      const plain = await node({ dashboard: false, coordinator: false, mqtt: false, gossip: false });
       try {
         expect((await fetch(`${plain.server.url}/dashboard/`)).status).toBe(404);
       } finally {
@@ -296,19 +315,140 @@ describe.skipIf(executable === undefined)("the dashboard in Chromium", () => {
       try {
         const w = await open({ origin: guarded.server.url });
         await w.page.goto(`${guarded.server.url}/dashboard/`);
-        await w.page.waitForSelector("form.token:not([hidden]) input[type=password]", { timeout: 15_000 });
-        await w.page.fill("form.token input", token);
-        await w.page.press("form.token input", "Enter");
+        await w.page.waitForSelector("form[data-token=metrics]:not([hidden]) input[type=password]", { timeout: 15_000 });
+        await w.page.fill("form[data-token=metrics] input", token);
+        await w.page.press("form[data-token=metrics] input", "Enter");
         await w.page.waitForFunction(() => /\d/.test(document.querySelector("[data-metric=storeBytes]")?.textContent ?? ""), undefined, { timeout: 15_000 });
         expect(await w.page.evaluate(() => sessionStorage.getItem("chrysalis.metricsToken"))).toBe(token);
         expect(await w.page.evaluate(() => localStorage.length)).toBe(0);
         expect(w.page.url()).not.toContain(token);
         expect(w.requests.some((r) => r.url.includes(token))).toBe(false);
         // The one console error is the browser's note on the first, tokenless 401 of /metrics.
-        expect(w.consoleErrors.every((e) => e.url.endsWith("/metrics") && e.text.includes("401"))).toBe(true);
-        expect(w.pageErrors).toEqual([]);
-        expect(await w.violations()).toEqual([]);
-        expect(w.foreignRequests).toEqual([]);
+        await clean(w, (e) => e.url.endsWith("/metrics") && e.text.includes("401"));
+      } finally {
+        await guarded.close();
+      }
+    }, 60_000);
+  });
+
+  describe("the peers card", () => {
+    const row = (id: string): string => `[data-card=peers] [data-list=peers] li[data-peer="${id}"]`;
+
+    it("shows each peer: alias or a short id (the full id as title), relation, connected or not, the latest and solid milestone of its last heartbeat, following them", async () => {
+      const id = follower.gossip!.peerId;
+      // Every heartbeat the node has from the follower: what the card shows must be one of them.
+      const beats = new Set<string>();
+      const seen = (beat: { latestMilestoneIndex: number; solidMilestoneIndex: number }): void => void beats.add(`${beat.latestMilestoneIndex}/${beat.solidMilestoneIndex}`);
+      const current = setup.gossip!.peer(id)?.gossip?.heartbeat;
+      if (current) seen(current);
+      const unsubscribe = setup.gossip!.onHeartbeat((beat) => {
+        if (beat.peerId === id) seen(beat);
+      });
+      // A known peer that cannot be reached: a port just closed, an id of nobody listening there.
+      const closed = await new Promise<number>((resolve) => {
+        const server = createServer().listen(0, "127.0.0.1", () => {
+          const { port } = server.address() as { port: number };
+          server.close(() => resolve(port));
+        });
+      });
+      const ghost = p2pIdentityFromSeed(new Uint8Array(32).fill(77)).peerId;
+      try {
+        const w = await open();
+        await w.page.goto(`${base}/dashboard/`);
+        await w.page.waitForSelector(`${row(id)}[data-connected=true] [data-field=latestMilestoneIndex]`, { timeout: 20_000 });
+        expect(await w.page.getAttribute("[data-card=peers]", "data-state")).toBe("ok");
+        expect(await text(w.page, `${row(id)} [data-field=name]`)).toBe("follower");
+        expect(await w.page.getAttribute(`${row(id)} [data-field=name]`, "title")).toBe(id);
+        expect(await text(w.page, `${row(id)} [data-field=relation]`)).toBe("known");
+        expect(await text(w.page, `${row(id)} [data-field=connected]`)).toBe("connected");
+        expect(await metric(w.page, "peersConnected")).toBe("1 of 1");
+        // The indexes move with the coordinator's milestones (a heartbeat each), the card with them.
+        const index = async (field: string): Promise<number> => Number(await w.page.getAttribute(`${row(id)} [data-field=${field}]`, "data-index"));
+        const first = await index("latestMilestoneIndex");
+        await w.page.waitForFunction(([selector, before]) => Number(document.querySelector(selector as string)?.getAttribute("data-index")) >= (before as number) + 2, [`${row(id)} [data-field=latestMilestoneIndex]`, first] as const, { timeout: 20_000 });
+        const [latest, solid] = [await index("latestMilestoneIndex"), await index("solidMilestoneIndex")];
+        expect(beats.has(`${latest}/${solid}`), `${latest}/${solid} among ${[...beats].join(" ")}`).toBe(true);
+        expect(await text(w.page, `${row(id)} [data-field=heartbeat]`)).toBe(`latest ${groupDigits(latest)} · solid ${groupDigits(solid)}`);
+        // Gossip's totals from /metrics: frames both ways, the follower's requests answered.
+        await w.page.waitForFunction(() => /^[1-9][\d\u202f]* \/ [1-9]/.test(document.querySelector("[data-metric=gossipFrames]")?.textContent ?? ""), undefined, { timeout: 10_000 });
+        expect(await metric(w.page, "peersDropped")).toBe("0");
+
+        const added = await fetch(`${base}/api/v1/peers`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ multiAddress: `/ip4/127.0.0.1/tcp/${closed}/p2p/${ghost}` }) });
+        expect(added.status).toBe(200);
+        await w.page.waitForSelector(`${row(ghost)}[data-connected=false]`, { timeout: 10_000 });
+        expect(await text(w.page, `${row(ghost)} [data-field=name]`)).toBe(`${ghost.slice(0, 8)}…${ghost.slice(-6)}`);
+        expect(await w.page.getAttribute(`${row(ghost)} [data-field=name]`, "title")).toBe(ghost);
+        expect(await text(w.page, `${row(ghost)} [data-field=connected]`)).toBe("not connected");
+        expect(await text(w.page, `${row(ghost)} [data-field=heartbeat]`)).toBe("no heartbeat yet");
+        expect(await metric(w.page, "peersConnected")).toBe("1 of 2");
+        expect((await fetch(`${base}/api/v1/peers/${ghost}`, { method: "DELETE" })).status).toBe(204);
+        await w.page.waitForSelector(row(ghost), { state: "detached", timeout: 10_000 });
+        await clean(w);
+      } finally {
+        unsubscribe();
+        await setup.gossip!.removePeer(ghost).catch(() => undefined);
+      }
+    }, 60_000);
+
+    it("says so where the node does not peer (404 from the peers route), and asks no more", async () => {
+      const plain = await node({ gossip: false, coordinator: false });
+      try {
+        const w = await open({ origin: plain.server.url });
+        await w.page.goto(`${plain.server.url}/dashboard/`);
+        await w.page.waitForSelector("[data-card=peers][data-state=off]", { timeout: 15_000 });
+        expect(await text(w.page, "[data-card=peers] [data-field=peers-note]")).toBe("This node does not peer (--no-p2p): gossip is off.");
+        expect(await w.page.locator("[data-card=peers] [data-list=peers]").isHidden()).toBe(true);
+        await new Promise((r) => setTimeout(r, 3000));
+        expect(w.requests.filter((r) => new URL(r.url).pathname === "/api/v1/peers").length).toBe(1);
+        // The one console error is the browser's note on that 404.
+        expect(w.consoleErrors.map((e) => [new URL(e.url).pathname, e.text.includes("404")])).toEqual([["/api/v1/peers", true]]);
+        await clean(w, (e) => new URL(e.url).pathname === "/api/v1/peers");
+      } finally {
+        await plain.close();
+      }
+    }, 30_000);
+
+    // A browser here is always on loopback, which the peers routes answer. Off loopback as the node sees it: the node
+    // trusts 127.0.0.1 as its reverse proxy (serve --trust-proxy) and each of the page's requests names its client in
+    // X-Forwarded-For, as a proxy on the node's host would; the node's own address resolution and the route's check
+    // decide, unchanged.
+    it("off loopback: the 403 asks for the admin token, kept in sessionStorage only; a wrong one is refused, the right one shows the peers (none: 'no peers')", async () => {
+      const adminToken = "dashboard-admin-token-0123456789";
+      const away = { "x-forwarded-for": "198.51.100.7" };
+      const guarded = await node({ coordinator: false, gossip: { bind: BIND, adminToken }, limits: { trustProxy: ["127.0.0.1/32"] } });
+      try {
+        const url = `${guarded.server.url}/api/v1/peers`;
+        const refused = await fetch(url, { headers: away });
+        expect(refused.status).toBe(403);
+        expect(((await refused.json()) as { error: unknown }).error).toMatchObject({ code: "403", reason: "FORBIDDEN" });
+        expect((await fetch(url, { headers: { ...away, authorization: `Bearer ${adminToken}` } })).status).toBe(200);
+
+        const w = await open({ origin: guarded.server.url, headers: away });
+        await w.page.goto(`${guarded.server.url}/dashboard/`);
+        const form = "[data-card=peers][data-state=token] form[data-token=admin]:not([hidden])";
+        await w.page.waitForSelector(`${form} input[type=password]`, { timeout: 15_000 });
+        expect(await text(w.page, "[data-card=peers] [data-field=peers-note]")).toContain("--admin-token-file");
+        await w.page.fill("form[data-token=admin] input", "not-the-admin-token");
+        await w.page.press("form[data-token=admin] input", "Enter");
+        await w.page.waitForFunction(() => document.querySelector("[data-card=peers] [data-field=peers-note]")?.textContent?.startsWith("That token was refused") === true, undefined, { timeout: 10_000 });
+        expect(await w.page.evaluate(() => sessionStorage.getItem("chrysalis.adminToken"))).toBeNull();
+        await w.page.fill("form[data-token=admin] input", adminToken);
+        await w.page.press("form[data-token=admin] input", "Enter");
+        await w.page.waitForSelector("[data-card=peers][data-state=empty]", { timeout: 10_000 });
+        expect(await text(w.page, "[data-card=peers] [data-field=peers-note]")).toBe("no peers");
+        expect(await w.page.locator("form[data-token=admin]").isHidden()).toBe(true);
+        expect(await w.page.evaluate(() => sessionStorage.getItem("chrysalis.adminToken"))).toBe(adminToken);
+        expect(await w.page.evaluate(() => localStorage.length)).toBe(0);
+        // It goes to the peers route only, in its Authorization header: no URL, no other route.
+        expect(w.page.url()).not.toContain(adminToken);
+        expect(w.requests.some((r) => r.url.includes(adminToken))).toBe(false);
+        // Forgetting it asks again.
+        await w.page.click("[data-card=peers] button.link-button");
+        await w.page.waitForSelector(`${form} input[type=password]`, { timeout: 10_000 });
+        expect(await w.page.evaluate(() => sessionStorage.length)).toBe(0);
+        // The console errors are the browser's notes on the 403s, and nothing else.
+        expect(w.consoleErrors.length).toBeGreaterThan(0);
+        await clean(w, (e) => new URL(e.url).pathname === "/api/v1/peers" && e.text.includes("403"));
       } finally {
         await guarded.close();
       }
