@@ -20,7 +20,7 @@
 //   CHRYSALIS_BENCH_AGEING_TRANSACTIONS  transactions (default 10000)
 //   CHRYSALIS_BENCH_AGEING_OUTPUTS       unspent outputs of the snapshot (default 100000)
 //   CHRYSALIS_BENCH_AGEING_RATE          submissions per second of the load generator (default 100)
-//   CHRYSALIS_BENCH_AGEING_MINUTES       length of the disk/RSS run (default 1; the README's figure: 10)
+//   CHRYSALIS_BENCH_AGEING_MINUTES       length of the disk/RSS run (default 1; docs/BENCHMARKS.md's figure: 10)
 // CHRYSALIS_BENCH_CLI: the built CLI to run (default dist/cli/main.js, which `npm run bench` builds).
 // PostgreSQL: CHRYSALIS_BENCH_DATABASE_URL or CHRYSALIS_TEST_DATABASE_URL or postgres://postgres@127.0.0.1:5432/test;
 // databases of its own are created and dropped. Skipped, with a line, when no server answers.
@@ -360,7 +360,7 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 function startServe(args: string[]): Promise<Serve> {
-  const child = spawn(process.execPath, [CLI, "serve", "--host", "127.0.0.1", "--port", "0", "--network", NETWORK, "--min-pow-score", "0", "--no-pow", "--no-rate-limits", "--no-mqtt", "--log-level", "warn", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, "serve", "--host", "127.0.0.1", "--port", "0", "--no-p2p", "--network", NETWORK, "--min-pow-score", "0", "--no-pow", "--no-rate-limits", "--no-mqtt", "--log-level", "warn", ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

@@ -9,6 +9,8 @@ export interface Baseline {
   messageFromJson(json: unknown): unknown;
   /** Absent from builds before the one-pass JSON reader. */
   messageFromJsonWithBytes?(json: unknown): { bytes: Uint8Array };
+  /** Absent from builds before the JSON text reader. */
+  messageFromJsonTextWithBytes?(text: string): { bytes: Uint8Array };
   messageId(messageOrBytes: unknown): string;
 }
 

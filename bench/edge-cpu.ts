@@ -100,7 +100,7 @@ function statSeconds(path: string): { user: number; system: number } {
 
 /** CPU seconds of a process so far: all its threads, and its main thread (the JavaScript event loop) alone; the rest is
  * V8's helpers (concurrent GC, compilers), libuv's pool (LMDB's commits and fsyncs) and the PoW workers. */
-function cpuSeconds(pid: number): { user: number; system: number; main: number } {
+export function cpuSeconds(pid: number): { user: number; system: number; main: number } {
   const all = statSeconds(`/proc/${pid}/stat`);
   const main = statSeconds(`/proc/${pid}/task/${pid}/stat`);
   return { ...all, main: main.user + main.system };
@@ -119,7 +119,9 @@ function verifyMicros(): number {
   return ((performance.now() - started) * 1000) / count;
 }
 
-// The probe file's size: written whole once, so that the timed writes land on allocated blocks as LMDB's mostly do.
+// The probe file's size: written whole once per run (not once a round: rewriting 16 MiB before every measurement put
+// that much disk traffic beside the phases it measured), so that the timed writes land on allocated blocks as LMDB's
+// mostly do.
 const PROBE_PAGES = 4096;
 
 /**
@@ -128,28 +130,32 @@ const PROBE_PAGES = 4096;
  * the stores'. On a VM each flush is a trip through the virtual disk; this is the part of a durable write that no
  * server code can make cheaper, only share (grouped.ts). Each further scattered page of a commit adds its own write.
  */
-function durableCommitMicros(dir: string): number {
+function flushProbe(dir: string): { measure(): number; close(): void } {
   const path = join(dir, "flush-probe");
   const page = Buffer.alloc(4096, 1);
   writeFileSync(path, Buffer.alloc(PROBE_PAGES * page.length));
   const data = openSync(path, "r+");
   const meta = openSync(path, constants.O_WRONLY | constants.O_DSYNC);
-  try {
-    fdatasyncSync(data);
-    const count = 300;
-    const before = process.cpuUsage();
-    for (let i = 0; i < count; i++) {
-      writeSync(data, page, 0, page.length, page.length * (1 + ((i * 2_654_435_761) % (PROBE_PAGES - 1))));
-      fdatasyncSync(data);
-      writeSync(meta, page, 0, page.length, 0);
-    }
-    const used = process.cpuUsage(before);
-    return (used.user + used.system) / count;
-  } finally {
-    closeSync(data);
-    closeSync(meta);
-    rmSync(path, { force: true });
-  }
+  fdatasyncSync(data);
+  let next = 0;
+  return {
+    measure(): number {
+      const count = 300;
+      const before = process.cpuUsage();
+      for (let i = 0; i < count; i++, next++) {
+        writeSync(data, page, 0, page.length, page.length * (1 + ((next * 2_654_435_761) % (PROBE_PAGES - 1))));
+        fdatasyncSync(data);
+        writeSync(meta, page, 0, page.length, 0);
+      }
+      const used = process.cpuUsage(before);
+      return (used.user + used.system) / count;
+    },
+    close(): void {
+      closeSync(data);
+      closeSync(meta);
+      rmSync(path, { force: true });
+    },
+  };
 }
 
 interface Phase {
@@ -191,15 +197,17 @@ async function phase(pid: number, step: (agent: Agent, client: number, i: number
   return { operations, latencies, cpu: cpuAfter.user - cpuBefore.user + system, system, main: cpuAfter.main - cpuBefore.main, seconds };
 }
 
-interface Server {
+export interface Server {
   readonly name: string;
   readonly port: number;
   readonly pid: number;
+  /** What it printed on standard output so far (its access log, and serve's start-up lines). */
+  output(): string;
   stop(): Promise<void>;
 }
 
 /** Spawns a server whose standard output (its access log) goes to a file, and waits for "listening on http://…:port". */
-async function spawnServer(name: string, args: string[], env: Record<string, string> = {}): Promise<Server> {
+export async function spawnServer(name: string, args: string[], env: Record<string, string> = {}): Promise<Server> {
   const dir = mkdtempSync(join(tmpdir(), "chrysalis-edge-out-"));
   const outFile = join(dir, "out.log");
   const out = openSync(outFile, "w");
@@ -222,7 +230,7 @@ async function spawnServer(name: string, args: string[], env: Record<string, str
   for (;;) {
     const text = readFileSync(outFile, "utf8");
     const m = /listening on http:\/\/[^:\s]+:(\d+)/.exec(text);
-    if (m !== null) return { name, port: Number(m[1]), pid: child.pid!, stop };
+    if (m !== null) return { name, port: Number(m[1]), pid: child.pid!, output: () => readFileSync(outFile, "utf8"), stop };
     if (child.exitCode !== null || performance.now() > deadline) {
       await stop();
       throw new Error(`${name} did not start: ${stderr} ${text.slice(0, 2000)}`);
@@ -506,7 +514,8 @@ async function startNodes(name: string, storage: () => Promise<Storage>, files: 
   try {
     const start = async (score: number, store: Storage): Promise<Server> => {
       const prof = profileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `serve-${name}-score${score}-${Date.now()}.cpuprofile`];
-      const args = [...prof, cli, "serve", "--host", "127.0.0.1", "--port", "0", "--network", NETWORK, "--min-pow-score", String(score), "--workers", "1"];
+      // No gossip (a build before it had no such flag, and none listened).
+      const args = [...prof, cli, "serve", "--host", "127.0.0.1", "--port", "0", ...(cli === CLI ? ["--no-p2p"] : []), "--network", NETWORK, "--min-pow-score", String(score), "--workers", "1"];
       args.push("--no-rate-limits", "--no-dashboard", "--log-format", "json", "--jwt-secret-file", files.secret, "--identities", files.identities, ...store.args, ...EXTRA_ARGS);
       const server = await spawnServer(`serve ${name} score ${score}`, args);
       servers.push(server);
@@ -614,6 +623,7 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
   writeFileSync(files.identities, JSON.stringify(Object.fromEntries(identities.map((x) => [x.id, toHex(x.publicKey)]))));
   const serverUrl = await postgresServer("edge");
   const hello = await spawnServer("hello", ["-e", HELLO]);
+  const probe = flushProbe(dir);
   // The bare servers are profiled beside serve, to compare a node's profile with the work's.
   const work = (which: string, script: string): string[] => [...(profileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `work-${which}-${Date.now()}.cpuprofile`]), "-e", script];
   const library = (entry: string): string => fileURLToPath(new URL(`../src/${entry}`, import.meta.url));
@@ -682,7 +692,7 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
       process.stdout.write(`  hello, round ${round}: ${helloUs.toFixed(1)} µs CPU/request (${((h.system / h.operations) * 1e6).toFixed(1)} µs system), ${(h.operations / h.seconds).toFixed(0)} req/s\n`);
       const verifyUs = verifyMicros();
       process.stdout.write(`  Ed25519 verification here, round ${round}: ${verifyUs.toFixed(1)} µs (${(verifyUs / helloUs).toFixed(2)}× hello)\n`);
-      const flushUs = durableCommitMicros(dir);
+      const flushUs = probe.measure();
       process.stdout.write(`  one LMDB commit's flushes here, round ${round}: ${flushUs.toFixed(1)} µs CPU (${(flushUs / helloUs).toFixed(2)}× hello)\n`);
       if (round > 0) {
         helloMicros.push(helloUs);
@@ -761,6 +771,7 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
     }
     return { rows, cases: [...cases.values()], hello: helloMicros };
   } finally {
+    probe.close();
     await hello.stop();
     for (const bare of bares) await bare.server.stop();
     await Promise.all(nodes.map((n) => n.close()));

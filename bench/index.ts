@@ -21,6 +21,8 @@ const SUITES: Record<string, () => Promise<{ default: Suite }>> = {
   edge: () => import("./edge.bench.js"),
   store: () => import("./store.bench.js"),
   ageing: () => import("./ageing.bench.js"),
+  confirmation: () => import("./confirmation.bench.js"),
+  network: () => import("./network.bench.js"),
 };
 
 const update = process.argv.includes("--update");

@@ -6,10 +6,12 @@ import type { Row } from "./harness.js";
  * code must read about 1× of each other: with five rounds they read 0.89–1.03× on the 2-core VM. */
 export const ROUNDS = 5;
 
+/** The round of median ratio, its case naming the rounds and, for a ratio, the range they spanned. */
 function median(rows: Row[], rounds: number): Row {
   const sorted = [...rows].sort((a, b) => (a.ratio ?? a.ours) - (b.ratio ?? b.ours));
   const m = sorted[sorted.length >> 1]!;
-  return { ...m, case: `${m.case} (median of ${rounds} rounds)` };
+  const range = m.ratio === undefined ? "" : `, ${sorted[0]!.ratio!.toFixed(2)}–${sorted[sorted.length - 1]!.ratio!.toFixed(2)}×`;
+  return { ...m, case: `${m.case} (median of ${rounds} rounds${range})` };
 }
 
 export async function medianRound(rounds: number, run: () => Promise<Row>): Promise<Row> {

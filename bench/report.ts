@@ -1,5 +1,5 @@
 // The benchmark report: the Markdown table and an SVG chart (hash rate by worker count from the pow rows; our codec
-// against iota.js from the codec rows), written to bench/results/ and linked from the README. No dependencies.
+// against iota.js from the codec rows), written to bench/results/ and linked from docs/BENCHMARKS.md. No dependencies.
 import type { Row } from "./harness.js";
 
 interface Bar {

@@ -111,7 +111,7 @@ interface Node {
 
 function startServe(args: string[]): Promise<Node> {
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, "serve", "--host", "127.0.0.1", "--port", "0", "--network", NETWORK, "--min-pow-score", "0", "--no-pow", "--no-rate-limits", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, "serve", "--host", "127.0.0.1", "--port", "0", "--no-p2p", "--network", NETWORK, "--min-pow-score", "0", "--no-pow", "--no-rate-limits", ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

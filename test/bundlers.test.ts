@@ -1,6 +1,7 @@
 // The built package in the bundlers users run: every entry point builds with esbuild (browser entries for the
 // browser, chrysalis-core/node and the CLI for Node), with Vite and with webpack 5 without a warning; a minified browser bundle has no
-// Node built-in left in it for a later bundler to trip on; and three bundles stay inside their size budgets.
+// Node built-in left in it for a later bundler to trip on; only chrysalis-core/arbitraries bundles fast-check (an
+// optional peer dependency); and the bundles of test/bundle-budgets.json stay inside their size budgets.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,7 +13,13 @@ import { describe, expect, it } from "vitest";
 import webpack, { type Stats } from "webpack";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const BROWSER_ENTRIES = { "chrysalis-core": "dist/index.js", "chrysalis-core/pow": "dist/pow/index.js", "chrysalis-core/auth": "dist/auth/index.js", "chrysalis-core/client": "dist/client/index.js" };
+const BROWSER_ENTRIES = {
+  "chrysalis-core": "dist/index.js",
+  "chrysalis-core/pow": "dist/pow/index.js",
+  "chrysalis-core/auth": "dist/auth/index.js",
+  "chrysalis-core/client": "dist/client/index.js",
+  "chrysalis-core/arbitraries": "dist/arbitraries/index.js",
+};
 const NODE_ENTRIES = { "chrysalis-core/node": "dist/node/index.js", chrysalis: "dist/cli/main.js" };
 const text = (messages: Message[]): string[] => messages.map((m) => `${m.text} (${m.location?.file ?? "?"}:${m.location?.line ?? "?"})`);
 
@@ -39,8 +46,18 @@ describe("esbuild builds every entry point without warnings", () => {
   }
 });
 
+describe("fast-check, an optional peer dependency, is bundled only by the entry point that needs it", () => {
+  for (const [name, entry] of [...Object.entries(BROWSER_ENTRIES), ...Object.entries(NODE_ENTRIES)]) {
+    const wanted = name === "chrysalis-core/arbitraries";
+    it(`${name} ${wanted ? "imports" : "does not import"} fast-check`, async () => {
+      const result = await build({ entryPoints: [`${root}${entry}`], bundle: true, format: "esm", platform: entry.startsWith("dist/node") || entry.startsWith("dist/cli") ? "node" : "browser", write: false, logLevel: "silent", metafile: true });
+      expect(Object.keys(result.metafile.inputs).some((input) => input.includes("node_modules/fast-check/"))).toBe(wanted);
+    });
+  }
+});
+
 describe("Vite (Rollup's interface) builds every browser entry point without warnings", () => {
-  it("one library build of chrysalis-core, /pow, /auth and /client", async () => {
+  it("one library build of chrysalis-core, /pow, /auth, /client and /arbitraries", async () => {
     const warnings: string[] = [];
     const logger = createLogger("warn", { allowClearScreen: false });
     logger.warn = (message) => void warnings.push(message);
@@ -61,12 +78,12 @@ describe("Vite (Rollup's interface) builds every browser entry point without war
     expect(warnings).toEqual([]);
     const chunks = (Array.isArray(output) ? output : [output]).flatMap((o) => ("output" in o ? o.output : []));
     const entries = chunks.filter((c) => c.type === "chunk" && c.isEntry);
-    expect(entries.map((c) => c.name).sort()).toEqual(["chrysalis_core", "chrysalis_core_auth", "chrysalis_core_client", "chrysalis_core_pow"]);
+    expect(entries.map((c) => c.name).sort()).toEqual(["chrysalis_core", "chrysalis_core_arbitraries", "chrysalis_core_auth", "chrysalis_core_client", "chrysalis_core_pow"]);
   }, 120_000);
 });
 
 describe("webpack 5 builds every browser entry point without warnings", () => {
-  it("one production build of chrysalis-core, /pow, /auth and /client, each entry using every export", async () => {
+  it("one production build of chrysalis-core, /pow, /auth, /client and /arbitraries, each entry using every export", async () => {
     const dir = mkdtempSync(join(tmpdir(), "chrysalis-webpack-"));
     try {
       const entry: Record<string, string> = {};
@@ -77,7 +94,18 @@ describe("webpack 5 builds every browser entry point without warnings", () => {
         entry[key] = `./${key}.mjs`;
       }
       const stats = await new Promise<Stats>((resolve, reject) =>
-        webpack({ context: dir, mode: "production", target: "web", entry, output: { path: join(dir, "out"), filename: "[name].js" } }, (error, result) => (error ? reject(error) : resolve(result!))),
+        webpack(
+          {
+            context: dir,
+            mode: "production",
+            target: "web",
+            entry,
+            output: { path: join(dir, "out"), filename: "[name].js" },
+            // The arbitraries are for tests, not pages: fast-check alone passes the size webpack hints at for a page.
+            performance: { assetFilter: (name: string) => !name.startsWith("chrysalis_core_arbitraries") },
+          },
+          (error, result) => (error ? reject(error) : resolve(result!)),
+        ),
       );
       const info = stats.toJson({ all: false, errors: true, warnings: true, assets: true });
       expect(info.errors?.map((e) => e.message) ?? []).toEqual([]);

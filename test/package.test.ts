@@ -1,7 +1,9 @@
 // The package as users get it: `npm pack`'s tarball holds exactly what an import, the CLI or README reaches, its
-// documents link only inside it, and installed into a fresh folder it imports from every entry point, runs
-// `chrysalis --help` and type-checks a consumer under moduleResolution node16, nodenext and bundler. npm installs from
-// its cache (--prefer-offline).
+// documents link only inside it, it ships no picture (screenshots and charts stay in the repository, where README and
+// the guides link them), and installed into a fresh folder it imports from every entry point (without fast-check, an
+// optional peer dependency, every one but chrysalis-core/arbitraries; with it, that one too), runs `chrysalis --help`
+// and type-checks a consumer under moduleResolution node16, nodenext and bundler. npm installs from its cache
+// (--prefer-offline).
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,6 +37,12 @@ const SPECIFIERS = [
   /\/\/\/\s*<reference\s+path=["']([^"']+)["']/g,
 ];
 const RUNTIME_URL = /\bnew URL\(\s*["'`]([^"'`$]+)["'`]\s*,\s*import\.meta\.url\s*\)/g;
+/** A picture, by its name: what README and the guides show from the repository, never shipped. */
+const IMAGE = /\.(png|svg|jpe?g|gif|webp)$/i;
+/** The relative links of a Markdown document (web and mail links and anchors aside), as written. */
+function relativeLinks(text: string): string[] {
+  return [...text.matchAll(/\]\(([^)\s]+)\)/g)].map(([, link]) => link!).filter((link) => !/^(https?:|mailto:|#)/.test(link));
+}
 
 /** Every string in an exports / bin value (conditions nest). */
 function targets(value: unknown): string[] {
@@ -55,7 +63,7 @@ function under(folder: string): string[] {
  * and bin, the JavaScript they import transitively (relative specifiers; packages are dependencies) and the files it
  * reads by `new URL(…, import.meta.url)`; the declarations the exports' types import transitively (a .js a user
  * reaches only at run time, the CLI's say, needs none); RUNTIME_ASSETS; every file the shipped Markdown links to,
- * starting from README.md.
+ * starting from README.md, but pictures (they stay in the repository).
  */
 function reachable(): Set<string> {
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { exports?: unknown; bin?: unknown; main?: string; types?: string };
@@ -86,9 +94,9 @@ function reachable(): Set<string> {
         }
       }
     } else if (file.endsWith(".md")) {
-      for (const [, link] of readFileSync(join(root, file), "utf8").matchAll(/\]\(([^)\s]+)\)/g)) {
-        if (/^(https?:|mailto:|#)/.test(link!)) continue;
-        queue.push(clean(posix.join(here, decodeURIComponent(link!.split("#")[0]!))));
+      for (const link of relativeLinks(readFileSync(join(root, file), "utf8"))) {
+        const target = clean(posix.join(here, decodeURIComponent(link.split("#")[0]!)));
+        if (!IMAGE.test(target)) queue.push(target);
       }
     }
   }
@@ -104,18 +112,52 @@ beforeAll(() => {
 }, 120_000);
 
 describe("the tarball ships only what users need", () => {
-  it("dist, the dashboard's built assets, the docs and pictures the README links to, README, LICENSE and package.json; no maps, .wat, build/ or sources", () => {
-    const allowed = /^(dist\/.+\.(js|d\.ts)|dist\/dashboard\/[\w.-]+\.(html|css|svg)|docs\/[\w-]+\.(md|png)|bench\/results\/latest\.(md|svg)|README\.md|LICENSE|package\.json)$/;
+  it("dist, the dashboard's built assets, the guides and the benchmark report README links to, README, LICENSE and package.json; no maps, .wat, build/ or sources", () => {
+    const allowed = /^(dist\/.+\.(js|d\.ts)|dist\/dashboard\/[\w.-]+\.(html|css|svg)|docs\/[\w-]+\.md|bench\/results\/latest\.md|README\.md|LICENSE|package\.json)$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     expect(files).toContain("LICENSE");
     expect(files).toContain("dist/pow/worker.js");
     expect(files.some((f) => f.endsWith(".map") || f.endsWith(".wat") || f.startsWith("build/") || f.startsWith("src/"))).toBe(false);
   });
 
+  it("ships no picture: the screenshots and the benchmark chart stay in the repository (the dashboard's icon is code's asset)", () => {
+    expect(files.filter((f) => IMAGE.test(f) && !f.startsWith("dist/dashboard/"))).toEqual([]);
+    for (const picture of ["docs/dashboard-overview.png", "docs/dashboard-message.png", "bench/results/latest.svg"]) {
+      expect(existsSync(join(root, picture)), `${picture} is in the repository`).toBe(true);
+      expect(files).not.toContain(picture);
+    }
+  });
+
   it("holds exactly what an import, the CLI or README reaches: nothing else, and all of it", () => {
     const reached = reachable();
     expect(files.filter((f) => !reached.has(f)), "packed, but nothing reaches it: exclude it in package.json's files (or add it to RUNTIME_ASSETS if code reads it)").toEqual([]);
     expect([...reached].filter((f) => !files.includes(f)).sort(), "reached, but not in the tarball (or not built)").toEqual([]);
+  });
+
+  it("every anchor a shipped document links to is a heading of the document it names", () => {
+    // GitHub's anchors: the heading in lower case, without punctuation but hyphens, spaces as hyphens; repeats get -1, -2.
+    const anchors = (doc: string): Set<string> => {
+      const seen = new Map<string, number>();
+      const found = new Set<string>();
+      for (const [, heading] of readFileSync(join(root, doc), "utf8").matchAll(/^#{1,6} (.+)$/gm)) {
+        const slug = heading!.trim().toLowerCase().replace(/[^\p{L}\p{N}_\- ]/gu, "").replace(/ /g, "-");
+        const count = seen.get(slug) ?? 0;
+        seen.set(slug, count + 1);
+        found.add(count === 0 ? slug : `${slug}-${count}`);
+      }
+      return found;
+    };
+    const broken: string[] = [];
+    for (const doc of files.filter((f) => f.endsWith(".md"))) {
+      const base = doc.includes("/") ? doc.slice(0, doc.lastIndexOf("/") + 1) : "";
+      for (const [, link] of readFileSync(join(root, doc), "utf8").matchAll(/\]\(([^)\s]*#[^)\s]+)\)/g)) {
+        if (/^(https?:|mailto:)/.test(link!)) continue;
+        const [path, anchor] = link!.split("#") as [string, string];
+        const target = path === "" ? doc : decodeURIComponent(new URL(path, `file:///${base}`).pathname.slice(1));
+        if (!target.endsWith(".md") || !files.includes(target) || !anchors(target).has(anchor)) broken.push(`${doc} → ${link}`);
+      }
+    }
+    expect(broken).toEqual([]);
   });
 
   it("LICENSE is the Apache License 2.0 that package.json names", () => {
@@ -130,15 +172,14 @@ describe("the tarball ships only what users need", () => {
     expect(long).toEqual([]);
   });
 
-  it("every relative link in the shipped documents points at a shipped file", () => {
+  it("every relative link in the shipped documents points at a shipped file, and every picture at one in the repository", () => {
     const broken: string[] = [];
     for (const doc of files.filter((f) => f.endsWith(".md"))) {
       const text = readFileSync(join(root, doc), "utf8");
       const base = doc.includes("/") ? doc.slice(0, doc.lastIndexOf("/") + 1) : "";
-      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
-        if (/^(https?:|mailto:|#)/.test(target!)) continue;
-        const path = new URL(target!.split("#")[0]!, `file:///${base}`).pathname.slice(1);
-        if (!files.includes(path)) broken.push(`${doc} → ${target}`);
+      for (const target of relativeLinks(text)) {
+        const path = decodeURIComponent(new URL(target.split("#")[0]!, `file:///${base}`).pathname.slice(1));
+        if (IMAGE.test(path) ? !existsSync(join(root, path)) : !files.includes(path)) broken.push(`${doc} → ${target}`);
       }
       // Nothing outside the package either (the old README pointed at ../shared/PROTOCOL.md).
       if (text.includes("../shared/")) broken.push(`${doc} mentions ../shared/`);
@@ -147,12 +188,28 @@ describe("the tarball ships only what users need", () => {
   });
 });
 
+/** fast-check beside the package in the consumer, as a user of chrysalis-core/arbitraries installs it (the version this checkout tests with). */
+function installFastCheck(): void {
+  if (existsSync(join(consumer, "node_modules/fast-check"))) return;
+  const version = (JSON.parse(readFileSync(join(root, "node_modules/fast-check/package.json"), "utf8")) as { version: string }).version;
+  execFileSync(npm, ["install", `fast-check@${version}`, "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: consumer, stdio: ["ignore", "pipe", "pipe"], timeout: 180_000 });
+}
+
 describe("installed into a fresh folder", () => {
   beforeAll(() => {
     execFileSync("mkdir", ["-p", consumer]);
     writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true, type: "module" }));
     execFileSync(npm, ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: consumer, stdio: ["ignore", "pipe", "pipe"], timeout: 180_000 });
   }, 200_000);
+
+  it("imports every entry point but chrysalis-core/arbitraries without fast-check, which npm did not install (an optional peer dependency)", () => {
+    expect(existsSync(join(consumer, "node_modules/fast-check"))).toBe(false);
+    const script = `
+      try { await import("chrysalis-core/arbitraries"); console.log("imported"); } catch (error) { console.log(error.code, error.message); }`;
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: consumer, encoding: "utf8", timeout: 60_000 });
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toMatch(/^ERR_MODULE_NOT_FOUND .*'fast-check'/);
+  });
 
   it("imports every entry point (and resolves the worker file)", () => {
     const script = `
@@ -175,6 +232,20 @@ describe("installed into a fresh folder", () => {
     expect(String(out.worker)).toMatch(/node_modules\/chrysalis-core\/dist\/pow\/worker\.js$/);
   });
 
+  it("with fast-check installed beside it, chrysalis-core/arbitraries draws messages the package decodes", () => {
+    installFastCheck();
+    const script = `
+      const fc = (await import("fast-check")).default;
+      const { messageBytes, malformedMessageBytes } = await import("chrysalis-core/arbitraries");
+      const { decodeMessage } = await import("chrysalis-core");
+      const decoded = fc.sample(messageBytes(), { numRuns: 50, seed: 1 }).map((bytes) => decodeMessage(bytes).parents.length);
+      const refused = fc.sample(malformedMessageBytes(), { numRuns: 50, seed: 1 }).filter(({ bytes, rule }) => { try { decodeMessage(bytes); return false; } catch (e) { return e.code === rule.code; } });
+      console.log(JSON.stringify({ decoded: decoded.length, refused: refused.length }));`;
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: consumer, encoding: "utf8", timeout: 60_000 });
+    expect(r.stderr).toBe("");
+    expect(JSON.parse(r.stdout)).toEqual({ decoded: 50, refused: 50 });
+  }, 200_000);
+
   it("chrysalis --help runs from node_modules/.bin", () => {
     const r = spawnSync(join(consumer, "node_modules/.bin/chrysalis"), ["--help"], { cwd: consumer, encoding: "utf8", timeout: 30_000 });
     expect(r.status, r.stderr).toBe(0);
@@ -183,6 +254,7 @@ describe("installed into a fresh folder", () => {
 
   for (const resolution of ["node16", "nodenext", "bundler"] as const) {
     it(`a consumer type-checks under moduleResolution ${resolution}`, () => {
+      installFastCheck();
       writeFileSync(
         join(consumer, "consumer.ts"),
         `import { decodeMessage, messageId, ProtocolError, warnings, type Message } from "chrysalis-core";
@@ -190,14 +262,19 @@ import { createMiner, type MinerOptions } from "chrysalis-core/pow";
 import { createNonce, signNonce } from "chrysalis-core/auth";
 import { createNode, serve } from "chrysalis-core/node";
 import { ClientError, createClient } from "chrysalis-core/client";
+import { message as messages, signedTransaction, type MalformedMessage } from "chrysalis-core/arbitraries";
+import type { Arbitrary } from "fast-check";
 
+const drawn: Arbitrary<Message> = messages({ maxParents: 2, payloads: ["none", "transaction"] });
+const signed = signedTransaction().map((t) => t.addressOf(t.payload.essence.inputs[0]!));
+const malformed: MalformedMessage | undefined = undefined;
 const options: MinerOptions = { workers: 1, workerUrl: "/worker.js" };
 const message: Message = decodeMessage(new Uint8Array(60));
 const id: string = messageId(message);
 const client = createClient("http://127.0.0.1:14265");
 const submitted: Promise<string> = client.submitMessage({ payload: null });
 const failure: unknown = new ClientError(0, "BAD_RESPONSE", "y");
-export const all = [options, id, submitted, failure instanceof ProtocolError, createMiner, createNonce, signNonce, createNode, serve, warnings];
+export const all = [options, id, submitted, failure instanceof ProtocolError, createMiner, createNonce, signNonce, createNode, serve, warnings, drawn, signed, malformed];
 `,
       );
       const module = resolution === "bundler" ? "esnext" : resolution;
