@@ -13,7 +13,9 @@ import {
   signNonce,
   verifySignedNonce,
 } from "../src/auth/index.js";
+import { createEdDsaJwt, createHs256Jwt } from "../src/auth/jwt.js";
 import { hmacSha256, hmacSha256Js, hmacSha256Text, verifyEd25519Strict, verifyEd25519StrictJs } from "../src/auth/primitives.js";
+import { verifyEd25519 } from "../src/crypto/ed25519.js";
 import { base58Encode } from "../src/bytes/base58.js";
 import { ProtocolError } from "../src/bytes/errors.js";
 import { ed25519PublicKey } from "../src/crypto/ed25519.js";
@@ -230,6 +232,42 @@ describe("bad input never crashes: it verifies, or raises ProtocolError with a s
     expectProtocolError(() => verifySignedNonce(nonce, signed.slice(2), publicKey), "INVALID_SIGNED_NONCE", { path: "signedNonce" });
     expectProtocolError(() => verifySignedNonce(nonce, `${signed.slice(0, 127)}g`, publicKey), "INVALID_SIGNED_NONCE");
     expectProtocolError(() => verifySignedNonce(nonce, signed, publicKey.subarray(1)), "INVALID_PUBLIC_KEY", { path: "publicKey" });
+  });
+});
+
+describe("a Node Buffer the caller passes is read, never changed or kept (its slice() is a view, not a copy)", () => {
+  it("signNonce and a failed EdDSA key check leave a Buffer seed as it was", () => {
+    const seed = Buffer.alloc(32, 7);
+    const nonce = createNonce();
+    const signed = signNonce(nonce, seed);
+    expect(seed.equals(Buffer.alloc(32, 7))).toBe(true);
+    expect(verifySignedNonce(nonce, signed, publicKeyFromSecretKey(seed))).toBe(true);
+    expect(() => createEdDsaJwt({ publicKey: generateIdentityKeyPair().publicKey, privateKey: seed })).toThrow(AuthError);
+    expect(seed.equals(Buffer.alloc(32, 7))).toBe(true);
+  });
+
+  it("verifying a pooled Buffer signature with R's sign bit flipped leaves it flipped and refused, every time, under both rules", () => {
+    const seed = new Uint8Array(32).fill(3);
+    const nonce = createNonce();
+    const digest = hashNonce(nonce);
+    const flipped = Buffer.from(signNonce(nonce, seed), "hex"); // small: carved from Buffer's pool, at an offset
+    flipped[31]! ^= 0x80;
+    const before = Buffer.from(flipped);
+    const publicKey = publicKeyFromSecretKey(seed);
+    for (let round = 0; round < 3; round++) {
+      expect(verifyEd25519Strict(publicKey, digest, flipped)).toBe(false);
+      expect(verifyEd25519(publicKey, digest, flipped)).toBe(false);
+      expect(verifyEd25519StrictJs(publicKey, digest, flipped)).toBe(false);
+      expect(flipped.equals(before)).toBe(true);
+    }
+  });
+
+  it("an HS256 secret given as a Buffer is copied: the caller changing it later changes nothing", async () => {
+    const secret = Buffer.alloc(32, 9);
+    const jwt = createHs256Jwt({ secret });
+    const token = await jwt.issue("did:iota:abc");
+    secret.fill(0);
+    expect((await jwt.verify(token)).sub).toBe("did:iota:abc");
   });
 });
 

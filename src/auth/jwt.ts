@@ -6,7 +6,7 @@
 // jose.
 import { base58Decode } from "../bytes/base58.js";
 import { BoundedMap } from "../bytes/bounded-map.js";
-import { constantTimeEqual, utf8 } from "../bytes/bytes.js";
+import { constantTimeEqual, copyBytes, utf8 } from "../bytes/bytes.js";
 import { ed25519PublicKey, signEd25519 } from "../crypto/ed25519.js";
 import { AuthError, type AuthErrorCode } from "./errors.js";
 import { base64urlDecode, base64urlEncode, base64urlEncodeText } from "./base64url.js";
@@ -278,7 +278,7 @@ export function createHs256Jwt(options: Hs256JwtOptions): LocalJwtService {
   const raw = options.secret;
   let secret: Uint8Array;
   if (typeof raw === "string") secret = utf8.encode(raw);
-  else if (raw instanceof Uint8Array) secret = raw.slice();
+  else if (raw instanceof Uint8Array) secret = copyBytes(raw);
   else return refuse("INVALID_JWT_SECRET", "the HS256 secret must be bytes or a string", "secret");
   if (secret.length < MIN_HS256_SECRET_BYTES) refuse("INVALID_JWT_SECRET", `the HS256 secret must be at least ${MIN_HS256_SECRET_BYTES} bytes`, "secret");
   const mac = hmacSha256(secret);
@@ -288,7 +288,7 @@ export function createHs256Jwt(options: Hs256JwtOptions): LocalJwtService {
 
 function publicKeyOption(value: unknown): Uint8Array {
   let key: Uint8Array | undefined;
-  if (value instanceof Uint8Array) key = value.slice();
+  if (value instanceof Uint8Array) key = copyBytes(value);
   else if (typeof value === "string") {
     try {
       key = base58Decode(value, "publicKey");

@@ -1,7 +1,7 @@
 // The prove-ownership proof itself (PROTOCOL.md §7): a 40-hex nonce, its SHA-256 digest, and Ed25519 over the 32 raw digest bytes.
 // Both sides: createNonce/verifySignedNonce for servers, signNonce for clients. The secret key never reaches an error message.
 import { base58Decode, base58Encode } from "../bytes/base58.js";
-import { constantTimeEqual } from "../bytes/bytes.js";
+import { constantTimeEqual, copyBytes } from "../bytes/bytes.js";
 import { isLowerHex, toHex } from "../bytes/hex.js";
 import { ED25519_PUBLIC_KEY_LENGTH, ED25519_SEED_LENGTH, ED25519_SIGNATURE_LENGTH } from "../bytes/limits.js";
 import { ed25519PublicKey, signEd25519 } from "../crypto/ed25519.js";
@@ -60,9 +60,9 @@ export function decodeSecretKey(secretKey: string | Uint8Array): Uint8Array {
     throw badSecret("expected the secret key as Base58 text");
   }
   try {
-    if (decoded.length === ED25519_SEED_LENGTH) return decoded.slice();
+    if (decoded.length === ED25519_SEED_LENGTH) return copyBytes(decoded);
     if (decoded.length === ED25519_SEED_LENGTH + ED25519_PUBLIC_KEY_LENGTH) {
-      const seed = decoded.slice(0, ED25519_SEED_LENGTH);
+      const seed = copyBytes(decoded, 0, ED25519_SEED_LENGTH);
       if (!constantTimeEqual(ed25519PublicKey(seed), decoded.subarray(ED25519_SEED_LENGTH))) {
         seed.fill(0);
         throw badSecret("the public half of the 64-byte secret key does not belong to its seed");

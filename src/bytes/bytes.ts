@@ -25,6 +25,17 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   return diff === 0;
 }
 
+/**
+ * A copy of `bytes` (from `start` to `end`) in a new plain Uint8Array. Not `bytes.slice()`: on a Node Buffer (a
+ * Uint8Array callers may pass anywhere one is taken) slice() is a view of the same memory, so a "copy" that is then
+ * zeroed, masked or kept would touch or alias the caller's bytes.
+ */
+export function copyBytes(bytes: Uint8Array, start = 0, end = bytes.length): Uint8Array {
+  const out = new Uint8Array(end - start);
+  out.set(bytes.subarray(start, end));
+  return out;
+}
+
 /** Joins `parts` into one new array (an array argument, not a spread: a body may arrive in very many chunks). */
 export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   let size = 0;

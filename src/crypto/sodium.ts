@@ -10,6 +10,7 @@
 // accepts what OpenSSL refuses): hence the exact version in package.json, and test/ed25519.test.ts asks the installed
 // one every published speccheck case.
 import * as ed from "@noble/ed25519";
+import { copyBytes } from "../bytes/bytes.js";
 import { toHex } from "../bytes/hex.js";
 import { nativeCrypto } from "./native.js";
 
@@ -66,7 +67,7 @@ function below(bytes: Uint8Array, at: number, limit: Uint8Array, masked: boolean
 
 /** An encoding's y (its first 32 bytes, sign bit cleared) as hex. */
 function maskedHex(encoding: Uint8Array): string {
-  const y = encoding.slice(0, 32);
+  const y = copyBytes(encoding, 0, 32); // the caller's signature or key stays as it was
   y[31]! &= 0x7f;
   return toHex(y);
 }

@@ -1,6 +1,6 @@
 // Building and signing a transaction payload, and checking the signature part of its semantic validation.
 // What is signed (PROTOCOL.md §4): Ed25519 over the 32-byte BLAKE2b-256 of the serialized essence, once per signer.
-import { equalBytes } from "../bytes/bytes.js";
+import { copyBytes, equalBytes } from "../bytes/bytes.js";
 import { ProtocolError } from "../bytes/errors.js";
 import { fromHex, toHex } from "../bytes/hex.js";
 import { ED25519_PUBLIC_KEY_LENGTH, ED25519_SEED_LENGTH, ED25519_SIGNATURE_LENGTH, TRANSACTION_ID_LENGTH } from "../bytes/limits.js";
@@ -152,7 +152,7 @@ function checkSignature(signature: unknown, publicKey: Uint8Array, hash: Uint8Ar
   if (!verifyEd25519(publicKey, hash, signature)) {
     throw new ProtocolError("INVALID_SIGNATURE", `the signature from key ${toHex(publicKey)} does not verify over the essence hash`, { path });
   }
-  return signature.slice();
+  return copyBytes(signature);
 }
 
 function assemble(prepared: Prepared, signatures: Uint8Array[]): TransactionPayload {

@@ -2,6 +2,7 @@
 // store, the recent Tangle in memory, tip selection (URTS), the message processor every complete message goes
 // through, the filler that completes API submissions, and confirmation (white-flag), plus the PoW queue and the
 // node's events. The coordinator, gossip, pruning, MQTT and the HTTP edge are built around the node it returns.
+import { copyBytes } from "../bytes/bytes.js";
 import { ProtocolError } from "../bytes/errors.js";
 import { fromHex, toHex } from "../bytes/hex.js";
 import { DEVNET_MIN_POW_SCORE, DEVNET_NAME, MAINNET_HRP, MAINNET_MIN_POW_SCORE, MAINNET_NAME, MESSAGE_ID_LENGTH, NONCE_LENGTH, TESTNET_HRP } from "../bytes/limits.js";
@@ -408,7 +409,7 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     }
     processor.checkNetwork(message.networkId);
     refuseMilestone(message.payload);
-    const bytes = input.slice();
+    const bytes = copyBytes(input);
     await ready();
     return { message, bytes, ...(await processor.submit(message, bytes)) };
   }
