@@ -6,22 +6,13 @@ import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import type { GossipLimits } from "../src/node/gossip/index.js";
+import type { Config } from "./gossip-peer.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 export const NETWORK = "chrysalis-gossip-test";
 
-export interface PeerConfig {
-  mode?: "node" | "raw";
-  network?: string;
-  seed?: string;
-  listen?: string[];
-  peers?: { multiAddress: string; alias?: string }[];
-  limits?: GossipLimits;
-  status?: { solid: number; pruned: number; latest: number };
-  relay?: boolean;
-  ignoreUnrequested?: boolean;
-}
+/** What a test gives spawnPeer: the peer's config, mode (default "node"), network and seed (default random) optional. */
+export type PeerConfig = Partial<Pick<Config, "mode" | "network" | "seed">> & Omit<Config, "mode" | "network" | "seed">;
 
 export type PeerEvent = Record<string, unknown> & { event: string };
 

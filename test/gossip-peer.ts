@@ -8,7 +8,8 @@ import { createGossip, p2pIdentityFromSeed, type GossipLimits } from "../src/nod
 import { loadStack, type HostStream } from "../src/node/gossip/libp2p.js";
 import { MemoryGossipNode } from "./gossip-memory-node.js";
 
-interface Config {
+/** The peer's JSON config (argv[2]); spawnPeer (gossip-helpers.ts) fills what its caller leaves out. */
+export interface Config {
   mode: "node" | "raw";
   network: string;
   /** 64 hex characters: the identity seed, so that a restarted peer keeps its id. */
