@@ -3,6 +3,7 @@
 // whose parents are missing wait, bounded, while the parents are asked of peers; milestones signed by the trusted
 // keys are confirmed in index order through the confirmation part; a node behind its peers asks for the milestones
 // ahead in ranges (warp sync); stored messages are relayed to every other peer. It answers peers' requests too.
+import { equalBytes } from "../bytes/bytes.js";
 import { toHex, fromHex } from "../bytes/hex.js";
 import { BELOW_MAX_DEPTH, MESSAGE_ID_LENGTH } from "../bytes/limits.js";
 import { decodeMessage } from "../model/codec.js";
@@ -202,10 +203,9 @@ export class NetworkNode implements GossipNode {
     if (message.networkId !== this.networkId) return "invalid";
     // Hornet takes a message it asked for whatever its PoW (an old one, of a lower score).
     if (!requested && !processor.meetsPow(bytes)) return "invalid";
-    const payload = message.payload;
+    const payload = this.#milestoneOf(message);
     let index: number;
-    if (payload?.type === 1) {
-      if (!this.#trusted(payload)) return "invalid";
+    if (payload !== undefined) {
       index = payload.index;
       confirmation.saw(index);
       if (index > confirmation.confirmedIndex && !this.#milestones.has(index)) this.#milestones.set(index, hex);
@@ -220,6 +220,20 @@ export class NetworkNode implements GossipNode {
   }
 
   // --- inside -------------------------------------------------------------------------------------------------------
+
+  /**
+   * The message's milestone payload if it is a milestone to this node: its payload's parents are the message's own, in
+   * order, and it is signed by the trusted keys (TIP-8). Anything else is a plain message, stored as any other and
+   * without a penalty for its sender (Hornet, GOSSIP.md §4): the signatures cover only the payload's essence, so a real
+   * milestone wrapped in a message with other parents, or junk in a milestone's shape, is what anyone can make, and
+   * honest peers relay it.
+   */
+  #milestoneOf(message: Message): MilestonePayload | undefined {
+    const payload = message.payload;
+    if (payload?.type !== 1 || payload.parents.length !== message.parents.length) return undefined;
+    for (let i = 0; i < payload.parents.length; i++) if (!equalBytes(payload.parents[i]!, message.parents[i]!)) return undefined;
+    return this.#trusted(payload) ? payload : undefined;
+  }
 
   /** Whether a milestone is signed by the trusted keys, as many as are required (TIP-8). */
   #trusted(payload: MilestonePayload): boolean {
@@ -354,8 +368,8 @@ export class NetworkNode implements GossipNode {
     const ids = await store.unreferenced(RESUME_MESSAGES);
     for (let at = 0; at < ids.length; at += 256) {
       for (const stored of await Promise.all(ids.slice(at, at + 256).map((id) => store.get(id)))) {
-        const payload = stored?.message.payload;
-        if (stored === undefined || payload?.type !== 1 || payload.index <= confirmation.confirmedIndex || this.#milestones.has(payload.index) || !this.#trusted(payload)) continue;
+        const payload = stored === undefined ? undefined : this.#milestoneOf(stored.message);
+        if (stored === undefined || payload === undefined || payload.index <= confirmation.confirmedIndex || this.#milestones.has(payload.index)) continue;
         this.#milestones.set(payload.index, stored.id);
         confirmation.saw(payload.index);
         this.#gossip?.milestoneReceived(payload.index);
