@@ -145,10 +145,10 @@ describe("revocation: SIGHUP re-reads the identities; removed identities' JWTs a
     const { spawnSync } = await import("node:child_process");
     const env = { ...process.env };
     delete env.CHRYSALIS_DATABASE_URL;
-    const bare = spawnSync(process.execPath, [bin, "auth", "revoke", "some-jti"], { encoding: "utf8", timeout: 20_000, env });
+    const bare = spawnSync(process.execPath, [bin, "auth", "revoke", "some-jti"], { encoding: "utf8", timeout: 20_000, killSignal: "SIGKILL", env });
     expect(bare.status).toBe(2);
     expect(bare.stderr).toMatch(/--data-dir <dir> or --database/);
-    const extra = spawnSync(process.execPath, [bin, "auth", "revoke"], { encoding: "utf8", timeout: 20_000, env });
+    const extra = spawnSync(process.execPath, [bin, "auth", "revoke"], { encoding: "utf8", timeout: 20_000, killSignal: "SIGKILL", env });
     expect(extra.status).toBe(2);
     expect(extra.stderr).toMatch(/exactly one JWT or jti/);
   });
@@ -159,7 +159,7 @@ describe("revocation: SIGHUP re-reads the identities; removed identities' JWTs a
     const { spawnSync } = await import("node:child_process");
     const env = { ...process.env };
     delete env.CHRYSALIS_JWT_SECRET;
-    const r = spawnSync(process.execPath, [bin, "serve", "--port", "0", "--p2p-bind", "/ip4/127.0.0.1/tcp/0", "--identities", join(dir, "ids.json")], { encoding: "utf8", timeout: 20_000, env });
+    const r = spawnSync(process.execPath, [bin, "serve", "--port", "0", "--p2p-bind", "/ip4/127.0.0.1/tcp/0", "--identities", join(dir, "ids.json")], { encoding: "utf8", timeout: 20_000, killSignal: "SIGKILL", env });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--identities needs a JWT key/);
   });

@@ -18,7 +18,7 @@ const NETWORK = "chrysalis-ageing";
 afterAll(killAll);
 
 function chrysalis(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 60_000 });
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL" });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -17,7 +17,7 @@ const dir = mkdtempSync(join(tmpdir(), "chrysalis-cli-errors-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function chrysalis(args: string[], input = ""): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, ...args], { input, encoding: "utf8", timeout: 30_000 });
+  const r = spawnSync(process.execPath, [bin, ...args], { input, encoding: "utf8", timeout: 30_000, killSignal: "SIGKILL" });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -16,7 +16,7 @@ const bin = join(root, "dist/cli/main.js");
 const vectors = loadVectors();
 
 function chrysalis(args: string[], input?: string, env: Record<string, string> = {}): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, ...args], { input: input ?? "", encoding: "utf8", timeout: 30_000, env: { ...process.env, ...env } });
+  const r = spawnSync(process.execPath, [bin, ...args], { input: input ?? "", encoding: "utf8", timeout: 30_000, killSignal: "SIGKILL", env: { ...process.env, ...env } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -11,6 +11,7 @@ import { decodeMessage } from "../src/model/codec.js";
 import { milestonePublicKey, verifyMilestoneSignatures } from "../src/model/milestone.js";
 import { within } from "./clients-helpers.js";
 import { call } from "./node-helpers.js";
+import { startServe } from "./serve-process.js";
 
 const bin = join(import.meta.dirname, "..", "dist", "cli", "main.js");
 
@@ -62,7 +63,7 @@ describe("chrysalis serve --milestone-interval --coordinator-key-file --api-key-
   it("contradicting flags are usage errors (exit 2): an interval without a coordinator, a bad interval, an empty key file", () => {
     const dir = mkdtempSync(join(tmpdir(), "chrysalis-coo-"));
     writeFileSync(join(dir, "empty.keys"), "# nothing\n");
-    const run = (extra: string[]) => spawnSync(process.execPath, [bin, "serve", "--port", "0", "--p2p-bind", "/ip4/127.0.0.1/tcp/0", "--in-memory", ...extra], { encoding: "utf8", timeout: 20_000 });
+    const run = (extra: string[]) => spawnSync(process.execPath, [bin, "serve", "--port", "0", "--p2p-bind", "/ip4/127.0.0.1/tcp/0", "--in-memory", ...extra], { encoding: "utf8", timeout: 20_000, killSignal: "SIGKILL" });
     const noCoordinator = run(["--no-coordinator", "--milestone-interval", "1s"]);
     expect(noCoordinator.status).toBe(2);
     expect(noCoordinator.stderr).toContain("--milestone-interval");
@@ -73,7 +74,7 @@ describe("chrysalis serve --milestone-interval --coordinator-key-file --api-key-
 });
 
 describe("chrysalis coordinator public-key: the keys followers are given", () => {
-  const cli = (args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: 30_000 });
+  const cli = (args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: 30_000, killSignal: "SIGKILL" });
 
   it("prints the public key of each seed of a key file, one a line, ascending, as milestones list them", () => {
     const dir = mkdtempSync(join(tmpdir(), "chrysalis-coo-"));
@@ -87,29 +88,22 @@ describe("chrysalis coordinator public-key: the keys followers are given", () =>
   it("prints the key a node made for itself and keeps in its store; a store whose node never made one is refused with one line (exit 1); usage mistakes exit 2", async () => {
     const dir = mkdtempSync(join(tmpdir(), "chrysalis-coo-"));
     const data = join(dir, "data");
-    const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--no-p2p", "--min-pow-score", "1", "--workers", "1", "--milestone-interval", "200ms", "--data-dir", data], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
+    const node = await startServe(["--no-p2p", "--min-pow-score", "1", "--workers", "1", "--milestone-interval", "200ms", "--data-dir", data]);
     try {
-      await within(15_000, new Promise<void>((resolve, reject) => {
-        child.stdout.on("data", (chunk: Buffer) => {
-          out += chunk.toString();
-          if (/signed by [0-9a-f]{64}/.test(out)) resolve();
-        });
-        child.once("exit", (code) => reject(new Error(`serve exited early (${code}): ${out}`)));
-      }), "serve ready");
-      const signer = /signed by ([0-9a-f]{64})/.exec(out)![1]!;
+      await within(15_000, (async () => {
+        while (!/signed by [0-9a-f]{64}/.test(node.stdout())) await new Promise((r) => setTimeout(r, 20));
+      })(), "the coordinator's line");
+      const signer = /signed by ([0-9a-f]{64})/.exec(node.stdout())![1]!;
       // Beside the running node, on its store.
       const r = cli(["coordinator", "public-key", "--data-dir", data]);
       expect(r.status, r.stderr).toBe(0);
       expect(r.stdout.trim()).toBe(signer);
     } finally {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      await exited;
+      expect(await node.stop()).toBe(0);
     }
     const follower = join(dir, "follower");
-    const made = spawnSync(process.execPath, [bin, "serve", "--port", "0", "--no-p2p", "--no-coordinator", "--data-dir", follower], { encoding: "utf8", timeout: 5_000, killSignal: "SIGTERM" });
-    expect(made.stdout).toContain("listening on");
+    const made = await startServe(["--no-p2p", "--no-coordinator", "--data-dir", follower]);
+    expect(await made.stop()).toBe(0);
     const none = cli(["coordinator", "public-key", "--data-dir", follower]);
     expect(none.status).toBe(1);
     expect(none.stderr.trim().split("\n")).toHaveLength(1);

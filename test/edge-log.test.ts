@@ -109,6 +109,39 @@ describe("the default destination (standard output, not a terminal) writes lines
     }
   }, 60_000);
 
+  // How the child ends when its reader has closed the pipe ("closed") or never reads it ("stalled"); killed after 20 s.
+  const ending = async (body: string, reader: "closed" | "stalled"): Promise<{ code: number | null; ms: number }> => {
+    const { spawn } = await import("node:child_process");
+    const child = spawn(process.execPath, ["--input-type=module", "-e", `import { createLogger, logAccess } from ${JSON.stringify(logger)};\nconst log = createLogger();\n${body}`], { stdio: ["ignore", "pipe", "inherit"] });
+    if (reader === "closed") child.stdout.destroy();
+    else child.stdout.pause();
+    const started = performance.now();
+    const killer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+    clearTimeout(killer);
+    child.stdout.destroy();
+    return { code, ms: performance.now() - started };
+  };
+
+  it("the process still ends when its reader has closed the pipe: a line held at exit is dropped, not retried forever", async () => {
+    // sonic-boom 4 (pino's own) retried the exit's EPIPE every 100 ms for ever: this child never ended.
+    const { code, ms } = await ending(`setTimeout(() => log.info("held at exit"), 200);`, "closed");
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(10_000);
+  }, 30_000);
+
+  it("lines written after the reader closed the pipe (EPIPE on the asynchronous writes) are dropped; no crash", async () => {
+    const { code } = await ending(`let n = 0;\nconst t = setInterval(() => { for (let i = 0; i < 2000; i++) logAccess(log, { method: "GET", route: "r", path: "/" + n++, status: 200, ms: 1, client: "127.0.0.1" }); log.flush(); }, 20);\nsetTimeout(() => clearInterval(t), 1500);`, "closed");
+    expect(code).toBe(0);
+  }, 30_000);
+
+  it("a reader that never drains the pipe holds the exit for a few seconds at most, not for ever", async () => {
+    // 20 MB of lines: far more than a pipe holds, so every write past the first 64 KiB meets EAGAIN.
+    const { code, ms } = await ending(`for (let i = 0; i < 200000; i++) logAccess(log, { method: "GET", route: "r", path: "/" + i, status: 200, ms: 1, client: "127.0.0.1" });`, "stalled");
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(15_000);
+  }, 30_000);
+
   it("a line is held no longer than about a second when nothing else is written", async () => {
     const { lines, at } = await run(`log.info("held");\nsetTimeout(() => process.exit(0), 3000);`);
     expect(lines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual(["held"]);

@@ -91,7 +91,7 @@ describe("peer ids", () => {
 });
 
 function chrysalis(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: 30_000 });
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: 30_000, killSignal: "SIGKILL" });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -76,7 +76,7 @@ describe("libp2p loads when gossip starts, not when chrysalis-core/node is impor
   const hooks = `export async function resolve(specifier, context, next) { if (/^(libp2p|@libp2p\\/|@chainsafe\\/|@multiformats\\/)/.test(specifier)) console.log("LOADED " + specifier); return next(specifier, context); }`;
   const run = (body: string): string[] => {
     const script = `import { register } from "node:module"; register("data:text/javascript," + encodeURIComponent(${JSON.stringify(hooks)})); const m = await import(${JSON.stringify(entry)}); ${body}`;
-    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000 });
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL" });
     expect(r.status, r.stderr).toBe(0);
     return r.stdout.split("\n").filter((line) => line.startsWith("LOADED "));
   };

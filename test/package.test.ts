@@ -105,7 +105,7 @@ function reachable(): Set<string> {
 
 beforeAll(() => {
   // npm test has built dist; pack what `files` selects, as `npm publish` would.
-  const packed = JSON.parse(execFileSync(npm, ["pack", "--json", "--pack-destination", work], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })) as { filename: string; size: number; files: { path: string }[] }[];
+  const packed = JSON.parse(execFileSync(npm, ["pack", "--json", "--pack-destination", work], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 120_000, killSignal: "SIGKILL" })) as { filename: string; size: number; files: { path: string }[] }[];
   tarball = join(work, packed[0]!.filename);
   files = packed[0]!.files.map((f) => f.path).sort();
   console.log(`${packed[0]!.filename}: ${files.length} files, ${packed[0]!.size} bytes packed`);
@@ -192,21 +192,21 @@ describe("the tarball ships only what users need", () => {
 function installFastCheck(): void {
   if (existsSync(join(consumer, "node_modules/fast-check"))) return;
   const version = (JSON.parse(readFileSync(join(root, "node_modules/fast-check/package.json"), "utf8")) as { version: string }).version;
-  execFileSync(npm, ["install", `fast-check@${version}`, "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: consumer, stdio: ["ignore", "pipe", "pipe"], timeout: 180_000 });
+  execFileSync(npm, ["install", `fast-check@${version}`, "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: consumer, stdio: ["ignore", "pipe", "pipe"], timeout: 180_000, killSignal: "SIGKILL" });
 }
 
 describe("installed into a fresh folder", () => {
   beforeAll(() => {
     execFileSync("mkdir", ["-p", consumer]);
     writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true, type: "module" }));
-    execFileSync(npm, ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: consumer, stdio: ["ignore", "pipe", "pipe"], timeout: 180_000 });
+    execFileSync(npm, ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: consumer, stdio: ["ignore", "pipe", "pipe"], timeout: 180_000, killSignal: "SIGKILL" });
   }, 200_000);
 
   it("imports every entry point but chrysalis-core/arbitraries without fast-check, which npm did not install (an optional peer dependency)", () => {
     expect(existsSync(join(consumer, "node_modules/fast-check"))).toBe(false);
     const script = `
       try { await import("chrysalis-core/arbitraries"); console.log("imported"); } catch (error) { console.log(error.code, error.message); }`;
-    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: consumer, encoding: "utf8", timeout: 60_000 });
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: consumer, encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL" });
     expect(r.stderr).toBe("");
     expect(r.stdout).toMatch(/^ERR_MODULE_NOT_FOUND .*'fast-check'/);
   });
@@ -224,7 +224,7 @@ describe("installed into a fresh folder", () => {
       names.id = messageId(message);
       names.worker = import.meta.resolve("chrysalis-core/pow/worker.js");
       console.log(JSON.stringify(names));`;
-    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: consumer, encoding: "utf8", timeout: 60_000 });
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: consumer, encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL" });
     expect(r.stderr).toBe("");
     const out = JSON.parse(r.stdout) as Record<string, number | string>;
     for (const entry of ["chrysalis-core", "chrysalis-core/pow", "chrysalis-core/auth", "chrysalis-core/node", "chrysalis-core/client"]) expect(out[entry]).toBeGreaterThanOrEqual(2);
@@ -241,13 +241,13 @@ describe("installed into a fresh folder", () => {
       const decoded = fc.sample(messageBytes(), { numRuns: 50, seed: 1 }).map((bytes) => decodeMessage(bytes).parents.length);
       const refused = fc.sample(malformedMessageBytes(), { numRuns: 50, seed: 1 }).filter(({ bytes, rule }) => { try { decodeMessage(bytes); return false; } catch (e) { return e.code === rule.code; } });
       console.log(JSON.stringify({ decoded: decoded.length, refused: refused.length }));`;
-    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: consumer, encoding: "utf8", timeout: 60_000 });
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: consumer, encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL" });
     expect(r.stderr).toBe("");
     expect(JSON.parse(r.stdout)).toEqual({ decoded: 50, refused: 50 });
   }, 200_000);
 
   it("chrysalis --help runs from node_modules/.bin", () => {
-    const r = spawnSync(join(consumer, "node_modules/.bin/chrysalis"), ["--help"], { cwd: consumer, encoding: "utf8", timeout: 30_000 });
+    const r = spawnSync(join(consumer, "node_modules/.bin/chrysalis"), ["--help"], { cwd: consumer, encoding: "utf8", timeout: 30_000, killSignal: "SIGKILL" });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain("Usage: chrysalis <command>");
   });
@@ -285,7 +285,7 @@ export const all = [options, id, submitted, failure instanceof ProtocolError, cr
           files: ["consumer.ts"],
         }),
       );
-      const r = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", `tsconfig.${resolution}.json`], { cwd: consumer, encoding: "utf8", timeout: 120_000 });
+      const r = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", `tsconfig.${resolution}.json`], { cwd: consumer, encoding: "utf8", timeout: 120_000, killSignal: "SIGKILL" });
       expect(r.stdout + r.stderr).toBe("");
       expect(r.status).toBe(0);
     });
@@ -308,7 +308,7 @@ export const all = [codes];
         files: ["root-only.ts"],
       }),
     );
-    const r = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.root-only.json"], { cwd: consumer, encoding: "utf8", timeout: 120_000 });
+    const r = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.root-only.json"], { cwd: consumer, encoding: "utf8", timeout: 120_000, killSignal: "SIGKILL" });
     expect(r.stdout + r.stderr).toBe("");
     expect(r.status).toBe(0);
   });

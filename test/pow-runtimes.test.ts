@@ -27,7 +27,7 @@ new DataView(message.buffer).setBigUint64(92, nonce, true);
 console.log(JSON.stringify({ nonce: String(nonce), score: pow.powScore(message), kernel: pow.createMiner({ workers: 1 }).stats().kernel }));`;
 
 function node(args: string[], cwd = work): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, args, { cwd, encoding: "utf8", timeout: 60_000 });
+  const r = spawnSync(process.execPath, args, { cwd, encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL" });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -23,7 +23,7 @@ describe("chrysalis-core/pow/worker.js in Node", () => {
   it("imported in the main thread, the import rejects with how to load the file", () => {
     // A fresh process: no test runner around it, as a user's `await import(...)` would run.
     const script = `try { await import(${JSON.stringify(pathToFileURL(file).href)}); console.log("imported"); } catch (error) { console.log(JSON.stringify({ name: error.name, message: error.message })); }`;
-    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 30_000 });
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 30_000, killSignal: "SIGKILL" });
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     const thrown = JSON.parse(r.stdout) as { name: string; message: string };
@@ -34,7 +34,7 @@ describe("chrysalis-core/pow/worker.js in Node", () => {
   });
 
   it("run as a script (node worker.js), it exits 1 with that error and nothing about null", () => {
-    const r = spawnSync(process.execPath, [file], { encoding: "utf8", timeout: 30_000 });
+    const r = spawnSync(process.execPath, [file], { encoding: "utf8", timeout: 30_000, killSignal: "SIGKILL" });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(HOW);
     expect(r.stderr).not.toMatch(/Cannot read properties of null/);

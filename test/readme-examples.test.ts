@@ -56,14 +56,14 @@ describe("the TypeScript examples of README.md and the guides", () => {
         files: examples.map((example) => `${name(example)}.ts`),
       }),
     );
-    const r = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: work, encoding: "utf8", timeout: 120_000 });
+    const r = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: work, encoding: "utf8", timeout: 120_000, killSignal: "SIGKILL" });
     expect(r.stdout + r.stderr).toBe("");
     expect(r.status).toBe(0);
   }, 150_000);
 
   for (const example of examples) {
     it(`the block at ${example.document} line ${example.line} runs with node and exits 0`, () => {
-      const r = spawnSync(process.execPath, [`${name(example)}.mjs`], { cwd: work, encoding: "utf8", timeout: 120_000, env: { ...process.env, NODE_OPTIONS: "" } });
+      const r = spawnSync(process.execPath, [`${name(example)}.mjs`], { cwd: work, encoding: "utf8", timeout: 120_000, killSignal: "SIGKILL", env: { ...process.env, NODE_OPTIONS: "" } });
       if (r.status !== 0) console.log(r.stdout);
       expect(r.stderr).toBe("");
       expect(r.signal).toBe(null);

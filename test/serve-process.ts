@@ -23,8 +23,8 @@ export interface ServeProcess {
   readonly startMs: number;
   /** SIGKILL, and waits for the exit. */
   kill(): Promise<void>;
-  /** SIGTERM (graceful), and waits for the exit code. */
-  stop(): Promise<number | null>;
+  /** SIGTERM (graceful), and waits for the exit code; rejects (after a SIGKILL) if the process outlives `withinMs`. */
+  stop(withinMs?: number): Promise<number | null>;
 }
 
 const running = new Set<ChildProcess>();
@@ -68,9 +68,20 @@ export function startServe(args: readonly string[], env: Record<string, string> 
             if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
             await exited;
           },
-          async stop() {
+          async stop(withinMs = 20_000) {
             if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-            return exited;
+            let timer: NodeJS.Timeout | undefined;
+            const late = new Promise<never>((_, fail) => {
+              timer = setTimeout(() => {
+                child.kill("SIGKILL");
+                fail(new Error(`serve did not stop within ${withinMs} ms of SIGTERM: ${out.slice(-2000)}`));
+              }, withinMs);
+            });
+            try {
+              return await Promise.race([exited, late]);
+            } finally {
+              clearTimeout(timer);
+            }
           },
         });
       }

@@ -149,7 +149,7 @@ describe("a raw read answers the stored bytes as they are, decoding them only wh
 
 // A full disk needs a small filesystem: a tmpfs this test mounts (it runs as root here and in CI).
 const mountPoint = tempDir("lmdb-full");
-const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path], { encoding: "utf8" });
+const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path], { encoding: "utf8", timeout: 10_000, killSignal: "SIGKILL" });
 if (mounted.status !== 0) console.log(`full-disk test skipped: cannot mount a tmpfs (${(mounted.stderr || mounted.error?.message || "").trim()})`);
 
 describe.skipIf(mounted.status !== 0)("a full disk: 503, nothing half-written, and the node recovers when there is room", () => {
@@ -160,7 +160,7 @@ describe.skipIf(mounted.status !== 0)("a full disk: 503, nothing half-written, a
   });
   afterAll(async () => {
     await store.close();
-    spawnSync("umount", [mountPoint.path]);
+    spawnSync("umount", [mountPoint.path], { timeout: 10_000, killSignal: "SIGKILL" });
     try {
       rmdirSync(mountPoint.path);
     } catch {
@@ -211,7 +211,7 @@ describe.skipIf(mounted.status !== 0)("a full disk: 503, nothing half-written, a
       // Every acknowledged message reads back.
       for (const id of accepted) expect(await store.has(id)).toBe(true);
       // The process stayed up; given room, the same node accepts again without a restart.
-      expect(spawnSync("mount", ["-o", "remount,size=8m", mountPoint.path]).status).toBe(0);
+      expect(spawnSync("mount", ["-o", "remount,size=8m", mountPoint.path], { timeout: 10_000, killSignal: "SIGKILL" }).status).toBe(0);
       const again = await submit(9999);
       expect(again.status).toBe(201);
       expect(await store.has(((await again.json()) as { data: { messageId: string } }).data.messageId)).toBe(true);

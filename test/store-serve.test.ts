@@ -150,7 +150,7 @@ describe("chrysalis auth revoke on the store a running node uses", () => {
           return fetch(`${node.url}/api/v1/messages`, { method: "POST", headers: { "content-type": "application/octet-stream", authorization: `Bearer ${jwt}` }, body: encodeMessage(message) as Uint8Array<ArrayBuffer> });
         };
         expect((await submit("before")).status).toBe(201);
-        const revoke = spawnSync(process.execPath, [CLI, "auth", "revoke", jwt, ...storage.args], { encoding: "utf8", timeout: 30_000 });
+        const revoke = spawnSync(process.execPath, [CLI, "auth", "revoke", jwt, ...storage.args], { encoding: "utf8", timeout: 30_000, killSignal: "SIGKILL" });
         expect(revoke.status, revoke.stderr).toBe(0);
         expect(revoke.stdout).toMatch(/^revoked /);
         const refused = await submit("after");
@@ -165,7 +165,7 @@ describe("chrysalis auth revoke on the store a running node uses", () => {
 
   it("a directory or database with no store in it: exit 1 naming it, and nothing is created", async () => {
     const empty = join(dir.path, "no-store-here");
-    const r = spawnSync(process.execPath, [CLI, "auth", "revoke", "some-jti", "--data-dir", empty], { encoding: "utf8", timeout: 30_000 });
+    const r = spawnSync(process.execPath, [CLI, "auth", "revoke", "some-jti", "--data-dir", empty], { encoding: "utf8", timeout: 30_000, killSignal: "SIGKILL" });
     expect(r.status).toBe(1);
     expect(oneLine(r.stderr)).toContain(`there is no store in ${empty}`);
     expect(existsSync(empty)).toBe(false);

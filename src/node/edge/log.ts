@@ -2,6 +2,10 @@
 // The access log writes one record per answered request with its method, route name, path (never the query string,
 // which may hold an api-key), status, duration and client address; no header, token, body or signed nonce is logged.
 import { pino, type Logger } from "pino";
+import sonicBoom, { type SonicBoomOpts } from "sonic-boom";
+
+// A CommonJS module whose class Node's ESM loader cannot see as a named export.
+const { SonicBoom } = sonicBoom;
 
 /** pino's level names: a record at or above the level is written; "silent" writes none. */
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
@@ -71,6 +75,9 @@ const FLUSH_INTERVAL_MS = 1000;
 // Lines are written out in blocks of this size (or at the flush interval): each write is a hop to libuv's thread pool,
 // which at 4 KiB blocks (one per 16 access lines) cost the node a tenth of a trivial request's CPU per request.
 const LOG_BLOCK_BYTES = 32 * 1024;
+// A reader that stops draining the pipe (EAGAIN on every write) is given this many tries, 100 ms apart, before its
+// lines are dropped: the node's exit, which writes what is held synchronously, never waits on it for longer.
+const MAX_WRITE_RETRIES = 30;
 
 /** A pino logger for the node. */
 export function createLogger(options: LogOptions = {}): Logger {
@@ -78,9 +85,7 @@ export function createLogger(options: LogOptions = {}): Logger {
   let destination = options.destination;
   if (destination === undefined) {
     // A terminal is written line by line; anything else (a file, a pipe to a collector) in blocks.
-    // sonic-boom holds what it is given below a block (the once-a-second hand-over): its exit hook then writes that
-    // synchronously, and its flush(cb) waits until the lines are written and synced.
-    const stdout = pino.destination({ dest: 1, sync: pretty, minLength: pretty ? 0 : LOG_BLOCK_BYTES, maxWrite: 2 * LOG_BLOCK_BYTES });
+    const stdout = new Stdout(pretty);
     destination = pretty ? stdout : new LineBlocks(stdout);
   }
   const stream = pretty ? prettyDestination(destination) : destination;
@@ -97,9 +102,68 @@ export function createLogger(options: LogOptions = {}): Logger {
   return logger;
 }
 
-// The block writers open in this process, handed over at exit by one listener.
-const HELD = new Set<LineBlocks>();
+// The standard-output writers of this process, each written out synchronously at exit by one listener.
+const OPEN = new Set<Stdout>();
 let exitHooked = false;
+
+/**
+ * Standard output through sonic-boom, which holds what it is given below `minLength` and writes it asynchronously.
+ * The reader may go away (a pipe closed, a collector stopped): from then on lines are dropped, and neither a write
+ * nor the exit waits for a reader. sonic-boom 5 is used directly for that: pino's own (4.x) retries an EPIPE in its
+ * exit-time flushSync forever, so a node whose log reader had gone never exited.
+ */
+class Stdout {
+  #gone = false;
+  readonly #out: InstanceType<typeof SonicBoom>;
+  /** Blocks still held upstream (LineBlocks), handed over before the exit's synchronous write. */
+  beforeExit: (() => void) | undefined;
+
+  constructor(sync: boolean) {
+    // maxWriteRetries is sonic-boom 5's; its type definitions do not list it yet.
+    const options: SonicBoomOpts & { maxWriteRetries: number } = { fd: 1, sync, minLength: sync ? 0 : LOG_BLOCK_BYTES, maxWrite: 2 * LOG_BLOCK_BYTES, maxWriteRetries: MAX_WRITE_RETRIES };
+    this.#out = new SonicBoom(options);
+    // An asynchronous write's failure (EPIPE, or EAGAIN past the retries) arrives here; with no listener it would be
+    // thrown. There is nowhere to report it: the log is where it would go.
+    this.#out.on("error", () => this.#close());
+    if (!exitHooked) {
+      process.on("exit", () => {
+        for (const out of OPEN) out.#exit();
+      });
+      exitHooked = true;
+    }
+    OPEN.add(this);
+  }
+
+  write(text: string): void {
+    if (!this.#gone) this.#out.write(text);
+  }
+
+  /** Resolves (or calls back) once what was written is out. */
+  flush(cb?: (error?: Error | null) => void): void {
+    if (this.#gone) cb?.(null);
+    else this.#out.flush(cb);
+  }
+
+  #exit(): void {
+    this.beforeExit?.();
+    if (this.#gone) return;
+    try {
+      this.#out.flushSync();
+    } catch {
+      // The reader has gone (EPIPE) or stopped draining: what is held cannot be written.
+    }
+    this.#close();
+  }
+
+  #close(): void {
+    this.#gone = true;
+    OPEN.delete(this);
+  }
+
+  get gone(): boolean {
+    return this.#gone;
+  }
+}
 
 /**
  * Gathers lines into blocks of LOG_BLOCK_BYTES before they reach sonic-boom, and hands over what it holds at least once
@@ -110,26 +174,13 @@ let exitHooked = false;
 class LineBlocks {
   #lines: string[] = [];
   #chars = 0;
-  #closed = false;
-  readonly #out: ReturnType<typeof pino.destination>;
+  readonly #out: Stdout;
+  readonly #timer: NodeJS.Timeout;
 
-  constructor(out: ReturnType<typeof pino.destination>) {
+  constructor(out: Stdout) {
     this.#out = out;
-    const timer = setInterval(() => this.flush(), FLUSH_INTERVAL_MS).unref();
-    if (!exitHooked) {
-      // Before sonic-boom's own exit hook (pino registers it), which writes what sonic-boom holds synchronously: what is
-      // held here is less than a block, which sonic-boom keeps rather than starting a write that could not finish.
-      process.prependListener("exit", () => {
-        for (const blocks of HELD) blocks.#handOver();
-      });
-      exitHooked = true;
-    }
-    HELD.add(this);
-    out.once("close", () => {
-      this.#closed = true;
-      clearInterval(timer);
-      HELD.delete(this);
-    });
+    this.#timer = setInterval(() => this.flush(), FLUSH_INTERVAL_MS).unref();
+    out.beforeExit = () => this.#handOver();
   }
 
   write(line: string): void {
@@ -145,7 +196,13 @@ class LineBlocks {
   }
 
   #handOver(): void {
-    if (this.#lines.length === 0 || this.#closed) return;
+    if (this.#out.gone) {
+      clearInterval(this.#timer);
+      this.#lines = [];
+      this.#chars = 0;
+      return;
+    }
+    if (this.#lines.length === 0) return;
     const block = this.#lines.join("");
     this.#lines = [];
     this.#chars = 0;
