@@ -15,6 +15,7 @@ import { startNode, type NodeSetup } from "../src/cli/setup.js";
 import { LmdbStore, MemoryLedger, MemoryStore, type LedgerSnapshot, type NodeStore } from "../src/node/index.js";
 import { milestonePublicKey } from "../src/model/milestone.js";
 import { wallet, type Wallet } from "./node-helpers.js";
+import { spawnPeer } from "./gossip-helpers.js";
 import { tempDir } from "./store-helpers.js";
 
 const NETWORK = "chrysalis-network-node";
@@ -237,5 +238,29 @@ describe("a node fresh from a snapshot announces solid = pruned = the snapshot's
     expect(heartbeat.prunedMilestoneIndex).toBe(at);
     // Asked for milestone `at` all the same, it has nothing to send.
     expect(await n.network!.milestoneBytes(at)).toBeUndefined();
+  }, 60_000);
+});
+
+describe("a peer announcing a latest milestone that does not exist", () => {
+  it("holds a follower's health down only while its claim is fresh: unproven for 10 s, it no longer counts", async () => {
+    const owner = wallet();
+    const seed = new Uint8Array(32).fill(23);
+    const a = await node(owner, { coordinator: seed, intervalMs: 200 });
+    // A gossip peer of its own process whose every heartbeat says latest = 4,000,000,000; it has no such milestone.
+    const liar = await spawnPeer({ network: NETWORK, status: { solid: 0, pruned: 0, latest: 4_000_000_000 } });
+    try {
+      const b = await node(owner, { keys: [milestonePublicKey(seed)], peers: [a, liar.address] });
+      const heardLiar = (): boolean => b.gossip!.peers().some((p) => p.id === liar.peerId && p.gossip?.heartbeat?.latestMilestoneIndex === 4_000_000_000);
+      await until("B has the liar's heartbeat and confirms A's milestones", () => heardLiar() && confirmed(b) >= 2);
+      // Fresh, the claim counts: B cannot yet tell it from a network that is ahead of it.
+      expect(await b.node.health()).toBe(false);
+      const heardAt = Date.now();
+      await until("B healthy though the liar is still there", () => b.node.health(), 30_000);
+      expect(Date.now() - heardAt).toBeGreaterThan(5_000);
+      expect(b.gossip!.peers().find((p) => p.id === liar.peerId)?.connected).toBe(true);
+      expect((await b.node.nodeInfo()).latestMilestoneIndex).toBeLessThan(1000);
+    } finally {
+      await liar.stop();
+    }
   }, 60_000);
 });

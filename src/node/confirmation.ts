@@ -116,7 +116,8 @@ export class Confirmation {
   }
 
   /** The highest latest milestone index the node's peers announce in their heartbeats now (0 without peers; Infinity
-   * while a node that follows its peers has heard none). */
+   * while a node that follows its peers has heard none). The network part leaves out a claim that no verified
+   * milestone has borne out for 10 s, so that no peer holds the node's health down by announcing what does not exist. */
   heard(index: number): void {
     this.#heard = index;
   }

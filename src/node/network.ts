@@ -78,6 +78,14 @@ const RESUME_MESSAGES = 10_000;
 const PEER_SILENCE_MS = 100_000;
 
 /**
+ * How long a peer's heartbeat may claim a latest milestone this node has not verified and still hold its health down.
+ * The claim is what tells a node that has just (re)joined that it is behind, until the milestone itself arrives (its
+ * request at the stream's start answers within a round trip); a claim still unproven after this is a peer's word
+ * alone, and no peer can keep a node unhealthy by announcing milestones that do not exist.
+ */
+const UNPROVEN_CLAIM_MS = 10_000;
+
+/**
  * The node's side of gossip (gossip/types.ts GossipNode), attached to a transport once it exists. One per node:
  * create it, create the gossip with it as its node, then attach().
  */
@@ -102,7 +110,7 @@ export class NetworkNode implements GossipNode {
   readonly #asked = new Set<number>();
   /** The solid and latest index each peer's last heartbeat gave, and when (a peer silent for 100 s is gone: Hornet's
    * liveness rule). */
-  readonly #peers = new Map<string, { solid: number; latest: number; at: number }>();
+  readonly #peers = new Map<string, { solid: number; latest: number; at: number; claimedSince: number | undefined }>();
   #pruned = 0;
   /** The highest index of the store's entry points (they do not change once it is open). A store made from a snapshot
    * at S keeps milestone S's record (its pruning index is S − 1) but not S's cone, whose ids are its entry points: it
@@ -136,7 +144,11 @@ export class NetworkNode implements GossipNode {
     for (const index of this.#node.store.entryPoints.values()) this.#entryPointIndex = Math.max(this.#entryPointIndex, index);
     this.#unsubscribe.push(
       gossip.onHeartbeat((hb) => {
-        this.#peers.set(hb.peerId, { solid: hb.solidMilestoneIndex, latest: hb.latestMilestoneIndex, at: Date.now() });
+        const now = Date.now();
+        // Since when its announced latest has been ahead of what this node verified (kept while it stays ahead).
+        const ahead = hb.latestMilestoneIndex > this.#node.parts.confirmation.latestIndex;
+        const claimedSince = ahead ? (this.#peers.get(hb.peerId)?.claimedSince ?? now) : undefined;
+        this.#peers.set(hb.peerId, { solid: hb.solidMilestoneIndex, latest: hb.latestMilestoneIndex, at: now, claimedSince });
         this.#warp();
       }),
     );
@@ -401,6 +413,8 @@ export class NetworkNode implements GossipNode {
         continue;
       }
       target = Math.max(target, p.solid);
+      if (p.latest <= confirmation.latestIndex) p.claimedSince = undefined;
+      else if (p.claimedSince !== undefined && now - p.claimedSince > UNPROVEN_CLAIM_MS) continue;
       heard = Math.max(heard, p.latest);
     }
     confirmation.heard(this.#followsPeers && this.#peers.size === 0 ? Number.POSITIVE_INFINITY : heard);
