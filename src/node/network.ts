@@ -3,6 +3,7 @@
 // whose parents are missing wait, bounded, while the parents are asked of peers; milestones signed by the trusted
 // keys are confirmed in index order through the confirmation part; a node behind its peers asks for the milestones
 // ahead in ranges (warp sync); stored messages are relayed to every other peer. It answers peers' requests too.
+import { ArrivalOrder } from "../bytes/bounded-map.js";
 import { equalBytes } from "../bytes/bytes.js";
 import { toHex, fromHex } from "../bytes/hex.js";
 import { BELOW_MAX_DEPTH, MESSAGE_ID_LENGTH } from "../bytes/limits.js";
@@ -58,6 +59,8 @@ export interface NetworkOptions {
 }
 
 interface Waiting {
+  /** Its id, lowercase hex (the key it waits under). */
+  readonly id: string;
   readonly message: Message;
   readonly bytes: Uint8Array;
   readonly from: string;
@@ -102,6 +105,7 @@ export class NetworkNode implements GossipNode {
   #gossip: GossipTransport | undefined;
   /** Messages waiting for parents, by id, oldest first; and for each missing parent, the ids waiting on it. */
   readonly #waiting = new Map<string, Waiting>();
+  readonly #waitingOrder = new ArrivalOrder<Waiting>((w) => this.#waiting.get(w.id) === w);
   readonly #waitingOn = new Map<string, Set<string>>();
   #waitingBytes = 0;
   /** Valid milestones above the confirmed index, by index: their message ids (stored or waiting). */
@@ -260,22 +264,24 @@ export class NetworkNode implements GossipNode {
   async #process(hex: string, message: Message, bytes: Uint8Array, from: string, requested: boolean, index: number): Promise<"new" | "known"> {
     const result = await this.#node.parts.processor.fromPeer(message, bytes, hex, from, requested);
     if ("stored" in result) return result.stored ? "new" : "known";
-    this.#hold({ message, bytes, from, requested, index, missing: new Set(result.missing) }, hex);
+    this.#hold({ id: hex, message, bytes, from, requested, index, missing: new Set(result.missing) });
     return "new";
   }
 
   /** Keeps a message until its parents are stored, asking peers for them (a milestone's cone is asked for until it
    * comes; beyond the warp range it is not asked for yet). */
-  #hold(entry: Waiting, hex: string): void {
+  #hold(entry: Waiting): void {
+    const hex = entry.id;
     if (this.#waiting.has(hex)) return;
     this.#waiting.set(hex, entry);
+    this.#waitingOrder.push(entry, this.#waiting.size);
     this.#waitingBytes += entry.bytes.length;
     for (const p of entry.missing) {
       let set = this.#waitingOn.get(p);
       if (set === undefined) this.#waitingOn.set(p, (set = new Set()));
       set.add(hex);
     }
-    while (this.#waiting.size > this.#maxWaiting || this.#waitingBytes > this.#maxWaitingBytes) this.#drop(this.#waiting.keys().next().value!);
+    while (this.#waiting.size > this.#maxWaiting || this.#waitingBytes > this.#maxWaitingBytes) this.#drop(this.#waitingOrder.oldest()!.id);
     const confirmed = this.#node.parts.confirmation.confirmedIndex;
     if (entry.index > confirmed + this.#warpRange) return;
     const isMilestone = entry.message.payload?.type === 1;

@@ -2,6 +2,7 @@
 // each, its cone root indexes (Hornet's YCRI/OCRI) and how many children it has. Tip selection scores from it, the
 // coordinator finds the messages no other references in it, and the message processor checks parents against it
 // before it asks the store. Rebuilt at start from the store's unreferenced messages; bounded, the oldest forgotten.
+import { ArrivalOrder } from "../bytes/bounded-map.js";
 import type { ConeRoots } from "./store/contract.js";
 
 /** A message the node stored lately, as the Tangle remembers it. */
@@ -34,6 +35,7 @@ export const DEFAULT_TANGLE_MESSAGES = 50_000;
 export class Tangle {
   /** Insertion order is arrival order: parents before children, the first the oldest. */
   readonly #messages = new Map<string, RecentMessage>();
+  readonly #arrival = new ArrivalOrder<RecentMessage>((m) => this.#messages.get(m.id) === m);
   readonly #entryPoints: ReadonlyMap<string, number>;
   readonly #max: number;
   /** The confirmed milestone index the roots are computed at (Hornet's CMI). */
@@ -93,11 +95,12 @@ export class Tangle {
     if (known !== undefined) return known;
     const m: RecentMessage = { id, parents, referenced, roots, children: 0 };
     this.#messages.set(id, m);
+    this.#arrival.push(m, this.#messages.size);
     for (const p of parents) {
       const parent = this.#messages.get(p);
       if (parent !== undefined) parent.children++;
     }
-    if (this.#messages.size > this.#max) this.#messages.delete(this.#messages.keys().next().value!);
+    if (this.#messages.size > this.#max) this.#messages.delete(this.#arrival.oldest()!.id);
     return m;
   }
 

@@ -2,6 +2,7 @@
 // reference the other engines are compared with. Every write is synchronous, so a check and its write are one step.
 // Bounded: past `maxMessages` the oldest messages are forgotten (the ledger and milestones are kept). Pruning, snapshots
 // and verification follow the rules every engine keeps (contract.ts, NodeStore.prune/readSnapshot/verify).
+import { ArrivalOrder } from "../../bytes/bounded-map.js";
 import { toHex } from "../../bytes/hex.js";
 import { TOTAL_SUPPLY } from "../../bytes/limits.js";
 import { messageId as hashMessageId, parseOutputId } from "../../model/ids.js";
@@ -69,6 +70,7 @@ export class MemoryStore implements NodeStore {
   readonly #entryPoints = new Map<string, number>();
   readonly entryPoints: ReadonlyMap<string, number> = this.#entryPoints;
   readonly #messages = new Map<string, Entry>();
+  readonly #arrival = new ArrivalOrder<Entry>((e) => this.#messages.get(e.stored.id) === e);
   // Ids of messages no milestone references yet, in arrival order (id → seq): pruning takes the old ones.
   readonly #unreferenced = new Map<string, number>();
   // Ids of messages each milestone referenced, and the seq of the milestone's own message: what pruning takes per milestone.
@@ -203,7 +205,9 @@ export class MemoryStore implements NodeStore {
     if (milestone !== undefined) this.#checkMilestone(milestone);
 
     const seq = ++this.#seq;
-    this.#messages.set(id, { stored: { id, bytes: acceptance.bytes, message: acceptance.message }, metadata: { arrivalTime: acceptance.arrivalTime, solid: true, coneRoots: acceptance.coneRoots }, seq });
+    const entry: Entry = { stored: { id, bytes: acceptance.bytes, message: acceptance.message }, metadata: { arrivalTime: acceptance.arrivalTime, solid: true, coneRoots: acceptance.coneRoots }, seq };
+    this.#messages.set(id, entry);
+    this.#arrival.push(entry, this.#messages.size);
     this.#unreferenced.set(id, seq);
     this.#messageBytes += acceptance.bytes.length;
     for (const parent of acceptance.message.parents) pushBounded(this.#children, toHex(parent), id, this.#maxPerIndex);
@@ -292,7 +296,7 @@ export class MemoryStore implements NodeStore {
   }
 
   #evictOldest(): void {
-    this.#deleteMessage(this.#messages.keys().next().value!);
+    this.#deleteMessage(this.#arrival.oldest()!.stored.id);
   }
 
   /** Forgets a message with every entry that names it: metadata, children (as parent and as child), index. */
