@@ -24,11 +24,11 @@
 // CHRYSALIS_EDGE_CPU_CASES=login,raw read (a list) and CHRYSALIS_EDGE_CPU_STORES=lmdb,memory,postgres measure only those;
 // CHRYSALIS_EDGE_SERVE_ARGS=--no-metrics (a list) passes more arguments to serve.
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, constants, fdatasyncSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, constants, existsSync, fdatasyncSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { baselineDir } from "./baseline.js";
 import { benchDatabase, postgresServer } from "./postgres.js";
@@ -514,8 +514,9 @@ async function startNodes(name: string, storage: () => Promise<Storage>, files: 
   try {
     const start = async (score: number, store: Storage): Promise<Server> => {
       const prof = profileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `serve-${name}-score${score}-${Date.now()}.cpuprofile`];
-      // No gossip (a build before it had no such flag, and none listened).
-      const args = [...prof, cli, "serve", "--host", "127.0.0.1", "--port", "0", ...(cli === CLI ? ["--no-p2p"] : []), "--network", NETWORK, "--min-pow-score", String(score), "--workers", "1"];
+      // No gossip (a build before it had no such flag, and none listened; a build with it has the p2p command's file).
+      const gossips = cli === CLI || existsSync(join(dirname(cli), "p2p.js"));
+      const args = [...prof, cli, "serve", "--host", "127.0.0.1", "--port", "0", ...(gossips ? ["--no-p2p"] : []), "--network", NETWORK, "--min-pow-score", String(score), "--workers", "1"];
       args.push("--no-rate-limits", "--no-dashboard", "--log-format", "json", "--jwt-secret-file", files.secret, "--identities", files.identities, ...store.args, ...EXTRA_ARGS);
       const server = await spawnServer(`serve ${name} score ${score}`, args);
       servers.push(server);

@@ -76,6 +76,7 @@ async function scrape(n: NodeSetup) {
     dropped: (reason: string) => value("chrysalis_peers_dropped_total", "counter", { reason }),
     droppedFrames: value("chrysalis_gossip_frames_dropped_total", "counter"),
     waiting: value("chrysalis_messages_waiting_for_parents", "gauge"),
+    untrustedMilestones: value("chrysalis_gossip_milestones_untrusted_total", "counter"),
   };
 }
 
@@ -154,7 +155,7 @@ describe("GET /metrics on nodes that peer: gossip's series follow the frames tha
     expect(nextB.in.message).toBe(atB.in.message + 1);
   }, 90_000);
 
-  it("a peer sending milestones signed by another key is not dropped (Hornet: plain messages, no penalty): messages counted in, no drop, no ban", async () => {
+  it("a peer sending milestones signed by another key is not dropped (Hornet: plain messages, no penalty): messages counted in, each counted untrusted, no drop, no ban", async () => {
     const owner = wallet();
     const a = await node(owner, { seed: new Uint8Array(32).fill(22) });
     await until(() => confirmed(a) >= 1, 20_000);
@@ -165,5 +166,9 @@ describe("GET /metrics on nodes that peer: gossip's series follow the frames tha
     expect(atC.peers.banned).toBe(0);
     expect(atC.peers.streams).toBe(1);
     expect(confirmed(c)).toBe(0);
+    // Every message A sent C is one of A's milestones (C submits nothing): each is counted, on C alone.
+    await until(async () => (await scrape(c)).untrustedMilestones >= 2, 10_000);
+    expect((await scrape(a)).untrustedMilestones).toBe(0);
+    expect(c.network!.untrustedMilestones).toBeGreaterThanOrEqual(2);
   }, 60_000);
 });

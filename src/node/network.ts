@@ -116,6 +116,7 @@ export class NetworkNode implements GossipNode {
    * liveness rule). */
   readonly #peers = new Map<string, { solid: number; latest: number; at: number; claimedSince: number | undefined }>();
   #pruned = 0;
+  #untrusted = 0;
   /** The highest index of the store's entry points (they do not change once it is open). A store made from a snapshot
    * at S keeps milestone S's record (its pruning index is S − 1) but not S's cone, whose ids are its entry points: it
    * announces pruned = S, so that no peer asks it for what it cannot send (Hornet). */
@@ -178,6 +179,12 @@ export class NetworkNode implements GossipNode {
     return { messages: this.#waiting.size, bytes: this.#waitingBytes };
   }
 
+  /** Messages from peers with a milestone payload that is not a milestone here (signatures that do not verify against
+   * the trusted keys, or parents not the message's), since start: stored as plain messages, their senders kept. */
+  get untrustedMilestones(): number {
+    return this.#untrusted;
+  }
+
   /** The failure that stopped confirmation, if one did. */
   get failure(): unknown {
     return this.#failed;
@@ -220,6 +227,7 @@ export class NetworkNode implements GossipNode {
     // Hornet takes a message it asked for whatever its PoW (an old one, of a lower score).
     if (!requested && !processor.meetsPow(bytes)) return "invalid";
     const payload = this.#milestoneOf(message);
+    if (payload === undefined && message.payload?.type === 1) this.#untrusted++;
     let index: number;
     if (payload !== undefined) {
       index = payload.index;

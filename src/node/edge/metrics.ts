@@ -114,6 +114,14 @@ export interface GossipSource {
   stats(): GossipStats;
 }
 
+/** Where the network part's counters come from at scrape time (network.ts's NetworkNode is one). */
+export interface NetworkSource {
+  /** What waits for its parents now. */
+  readonly waiting: { readonly messages: number; readonly bytes: number };
+  /** Messages from peers whose milestone payload was not a milestone here, since start. */
+  readonly untrustedMilestones: number;
+}
+
 /** The Prometheus metrics of one edge, all prefixed chrysalis_: the edge and the node's parts write them, a scrape
  * renders them. */
 export interface EdgeMetrics {
@@ -137,7 +145,7 @@ export interface EdgeMetrics {
   /** One pruning step this process did (the pruner's onStep). */
   pruned(step: PruneStep): void;
   /** The gossip part (and the node's side of it) whose counters are read at each scrape. */
-  watchGossip(gossip: GossipSource, network?: { readonly waiting: { readonly messages: number; readonly bytes: number } }): void;
+  watchGossip(gossip: GossipSource, network?: NetworkSource): void;
   /** The exposition text and its content type. */
   render(): Promise<{
     /** The Prometheus text exposition of every metric. */
@@ -186,8 +194,9 @@ export function createMetrics(): EdgeMetrics {
   const dropped = new Counter({ name: "chrysalis_peers_dropped_total", help: "Peers dropped, by reason", labelNames: ["reason"] as const, registers: [registry] });
   const droppedFrames = new Counter({ name: "chrysalis_gossip_frames_dropped_total", help: "Frames not sent because a peer's send or answer queue was full", registers: [registry] });
   const waiting = new Gauge({ name: "chrysalis_messages_waiting_for_parents", help: "Messages from peers held until their parents arrive", registers: [registry] });
+  const untrusted = new Counter({ name: "chrysalis_gossip_milestones_untrusted_total", help: "Messages from peers with a milestone payload that is not a milestone here (signatures that do not verify against the trusted keys, or parents not the message's): stored as plain messages, their senders kept", registers: [registry] });
   let gossipSource: GossipSource | undefined;
-  let networkSource: { readonly waiting: { readonly messages: number } } | undefined;
+  let networkSource: NetworkSource | undefined;
   const lastGossip = new Map<string, number>();
   /** Adds to `metric` what `value` grew by since the last scrape (`key` names the series). */
   const grow = (metric: Counter<string>, key: string, value: number, labels: Record<string, string> = {}): void => {
@@ -196,7 +205,10 @@ export function createMetrics(): EdgeMetrics {
     lastGossip.set(key, value);
   };
   const updateGossip = (): void => {
-    if (networkSource !== undefined) waiting.set(networkSource.waiting.messages);
+    if (networkSource !== undefined) {
+      waiting.set(networkSource.waiting.messages);
+      grow(untrusted, "untrusted milestones", networkSource.untrustedMilestones);
+    }
     if (gossipSource === undefined) return;
     const stats = gossipSource.stats();
     for (const [state, count] of Object.entries(stats.peers)) peers.set({ state }, count);
