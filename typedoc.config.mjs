@@ -56,9 +56,10 @@ export default {
     "src/node/http/router.ts:Route",
     "src/node/edge/address.ts:ForwardedFor",
     "src/node/server.ts:UpgradeContext",
-    // Parameter shapes the node's own parts satisfy (gossip's Gossip, the processor's callers): a caller passes one but
-    // never has to name it.
+    // Parameter shapes the node's own parts satisfy (gossip's Gossip, the network part, the processor's callers): a
+    // caller passes one but never has to name it.
     "src/node/edge/metrics.ts:GossipSource",
+    "src/node/edge/metrics.ts:NetworkSource",
     "src/node/processor.ts:StoredSource",
   ],
   // Fields of the JSON types have no declaration to document (they are computed from the schema): see the plugin.
