@@ -162,11 +162,31 @@ describe("rate limits per client address: 429 with Retry-After", () => {
     }
   });
 
-  it("the bucket table is bounded: the least recently seen client is forgotten", () => {
-    const limiter = new RateLimiter({ request: { perSecond: 1, burst: 1 }, nonce: { perSecond: 1, burst: 1 }, proof: { perSecond: 1, burst: 1 }, submit: { perSecond: 1, burst: 1 }, pow: { perSecond: 1, burst: 1 } }, 100, () => 0);
-    for (let i = 0; i < 10_000; i++) limiter.take(`client-${i}`, "request");
-    expect(limiter.size).toBe(100);
-    expect(limiter.take("client-9999", "request")).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
+  const oneEach = { request: { perSecond: 1, burst: 1 }, nonce: { perSecond: 1, burst: 1 }, proof: { perSecond: 1, burst: 1 }, submit: { perSecond: 1, burst: 1 }, pow: { perSecond: 1, burst: 1 } };
+
+  it("the bucket table is bounded: clients not seen lately are forgotten, at most 100 held, the latest 50 always kept", () => {
+    const limiter = new RateLimiter(oneEach, 100, () => 0);
+    let most = 0;
+    for (let i = 0; i < 10_000; i++) {
+      limiter.take(`client-${i}`, "request");
+      most = Math.max(most, limiter.size);
+    }
+    expect(most).toBe(100);
+    for (let i = 9950; i < 10_000; i++) expect(limiter.take(`client-${i}`, "request")).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
+    // Long gone: a fresh bucket.
+    expect(limiter.take("client-0", "request")).toEqual({ allowed: true });
+  });
+
+  it("a client that keeps coming is never forgotten while 100,000 others pass through a table of 100: its empty bucket stays empty", () => {
+    const limiter = new RateLimiter(oneEach, 100, () => 0);
+    expect(limiter.take("flooder", "request")).toEqual({ allowed: true });
+    let refused = 0;
+    for (let i = 0; i < 100_000; i++) {
+      limiter.take(`passer-by-${i}`, "request");
+      if (i % 40 === 0 && !limiter.take("flooder", "request").allowed) refused++;
+    }
+    expect(refused).toBe(100_000 / 40);
+    expect(limiter.size).toBeLessThanOrEqual(100);
   });
 });
 

@@ -26,7 +26,7 @@ export interface RateLimit {
 export interface EdgeLimits {
   /** Token buckets per client and class; `false` lifts every rate limit (benchmarks, private networks). */
   readonly rates: Readonly<Record<RateClass, RateLimit>> | false;
-  /** Clients whose buckets are kept at once; the least recently seen is forgotten beyond it (bounds the memory). */
+  /** Clients whose buckets are kept at once; beyond it those not seen lately are forgotten (bounds the memory). */
   readonly maxTrackedClients: number;
   /** Open connections in all (a trusted proxy's count against this only); one more is answered 503 and closed. */
   readonly maxConnections: number;
