@@ -334,13 +334,6 @@ A message is answered 201 only once it is durable in the store (on disk, or comm
     const setup = await startNode(options);
     const info = setup.node.info;
     const logger = setup.edge.logger;
-    // Scripts wait for this line; it is printed in every log format and level (in JSON as the record's msg, followed by
-    // a space so that a pattern like /listening on (http:\/\/[^ ]+)/ reads the address alone).
-    const listening = `chrysalis node listening on ${setup.server.url} (network ${info.networkId}, min PoW score ${info.minPoWScore}${setup.jwt ? ", JWT required to submit" : ""})`;
-    if (logger?.isLevelEnabled("info") === true) {
-      logger.info({ url: setup.server.url, network: info.networkId, minPoWScore: info.minPoWScore }, listening);
-      logger.flush();
-    } else write(listening);
     // What the operator did (signals) is written out at once, not with the next block of access lines.
     const say = (message: string, fields: Record<string, unknown> = {}): void => {
       if (logger?.isLevelEnabled("info") === true) {
@@ -348,6 +341,34 @@ A message is answered 201 only once it is durable in the store (on disk, or comm
         logger.flush();
       }
     };
+    // SIGINT and SIGTERM stop gracefully from here on, before the listening line: a script that signals as soon as it
+    // reads that line must not find Node's default (killed, no exit code) still in place.
+    const stopped = new Promise<void>((resolve) => {
+      let stopping = false;
+      const stop = (signal: NodeJS.Signals): void => {
+        if (stopping) {
+          // A second signal while stopping: the operator wants out now.
+          logger?.warn({ signal }, "stopping at once");
+          process.exit(1);
+        }
+        stopping = true;
+        say("shutting down: letting requests in flight finish", { signal, graceMs: setup.edge.limits.shutdownGraceMs });
+        setup.close().then(resolve, (error: unknown) => {
+          logger?.error({ err: (error as Error).message }, "shutdown failed");
+          process.exitCode = 1;
+          resolve();
+        });
+      };
+      process.on("SIGINT", stop);
+      process.on("SIGTERM", stop);
+    });
+    // Scripts wait for this line; it is printed in every log format and level (in JSON as the record's msg, followed by
+    // a space so that a pattern like /listening on (http:\/\/[^ ]+)/ reads the address alone).
+    const listening = `chrysalis node listening on ${setup.server.url} (network ${info.networkId}, min PoW score ${info.minPoWScore}${setup.jwt ? ", JWT required to submit" : ""})`;
+    if (logger?.isLevelEnabled("info") === true) {
+      logger.info({ url: setup.server.url, network: info.networkId, minPoWScore: info.minPoWScore }, listening);
+      logger.flush();
+    } else write(listening);
     const note = (message: string): void => {
       if (logger?.isLevelEnabled("info") === true) say(message);
       else write(message);
@@ -384,26 +405,8 @@ A message is answered 201 only once it is durable in the store (on disk, or comm
         },
       );
     };
-    await new Promise<void>((resolve) => {
-      let stopping = false;
-      const stop = (signal: NodeJS.Signals): void => {
-        if (stopping) {
-          // A second signal while stopping: the operator wants out now.
-          logger?.warn({ signal }, "stopping at once");
-          process.exit(1);
-        }
-        stopping = true;
-        say("shutting down: letting requests in flight finish", { signal, graceMs: setup.edge.limits.shutdownGraceMs });
-        setup.close().then(resolve, (error: unknown) => {
-          logger?.error({ err: (error as Error).message }, "shutdown failed");
-          process.exitCode = 1;
-          resolve();
-        });
-      };
-      process.on("SIGINT", stop);
-      process.on("SIGTERM", stop);
-      process.on("SIGHUP", reload);
-    });
+    process.on("SIGHUP", reload);
+    await stopped;
     process.off("SIGHUP", reload);
     say("stopped");
     logger?.flush();
