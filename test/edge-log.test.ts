@@ -76,9 +76,13 @@ describe("the default destination (standard output, not a terminal) writes lines
   // A child process with the built package: its standard output is a pipe, so createLogger() takes the block writer.
   const logger = new URL("../dist/node/edge/log.js", import.meta.url).href;
   // `readAfterMs`: the reader starts that late, as a slow collector would (the pipe fills while the child runs).
-  const run = async (body: string, readAfterMs = 0): Promise<{ lines: string[]; at: number[] }> => {
+  // A child running `body` with `log` (createLogger()) and logAccess in scope, its standard output a pipe to this process.
+  const logging = async (body: string) => {
     const { spawn } = await import("node:child_process");
-    const child = spawn(process.execPath, ["--input-type=module", "-e", `import { createLogger, logAccess } from ${JSON.stringify(logger)};\nconst log = createLogger();\n${body}`], { stdio: ["ignore", "pipe", "inherit"] });
+    return spawn(process.execPath, ["--input-type=module", "-e", `import { createLogger, logAccess } from ${JSON.stringify(logger)};\nconst log = createLogger();\n${body}`], { stdio: ["ignore", "pipe", "inherit"] });
+  };
+  const run = async (body: string, readAfterMs = 0): Promise<{ lines: string[]; at: number[] }> => {
+    const child = await logging(body);
     const started = performance.now();
     const at: number[] = [];
     let text = "";
@@ -111,8 +115,7 @@ describe("the default destination (standard output, not a terminal) writes lines
 
   // How the child ends when its reader has closed the pipe ("closed") or never reads it ("stalled"); killed after 20 s.
   const ending = async (body: string, reader: "closed" | "stalled"): Promise<{ code: number | null; ms: number }> => {
-    const { spawn } = await import("node:child_process");
-    const child = spawn(process.execPath, ["--input-type=module", "-e", `import { createLogger, logAccess } from ${JSON.stringify(logger)};\nconst log = createLogger();\n${body}`], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = await logging(body);
     if (reader === "closed") child.stdout.destroy();
     else child.stdout.pause();
     const started = performance.now();

@@ -83,12 +83,6 @@ export class ArrivalOrder<V> {
     return this.#items.length - this.#head;
   }
 
-  /** Forgets every value (the Map was cleared). */
-  clear(): void {
-    this.#items = [];
-    this.#head = 0;
-  }
-
   #compact(): void {
     const live: V[] = [];
     for (let i = this.#head; i < this.#items.length; i++) {

@@ -149,11 +149,9 @@ export class NetworkNode implements GossipNode {
     for (const index of this.#node.store.entryPoints.values()) this.#entryPointIndex = Math.max(this.#entryPointIndex, index);
     this.#unsubscribe.push(
       gossip.onHeartbeat((hb) => {
-        const now = Date.now();
-        // Since when its announced latest has been ahead of what this node verified (kept while it stays ahead).
-        const ahead = hb.latestMilestoneIndex > this.#node.parts.confirmation.latestIndex;
-        const claimedSince = ahead ? (this.#peers.get(hb.peerId)?.claimedSince ?? now) : undefined;
-        this.#peers.set(hb.peerId, { solid: hb.solidMilestoneIndex, latest: hb.latestMilestoneIndex, at: now, claimedSince });
+        // Since when its claim has been ahead of what this node verified carries over; #warp (now) keeps it.
+        const claimedSince = this.#peers.get(hb.peerId)?.claimedSince;
+        this.#peers.set(hb.peerId, { solid: hb.solidMilestoneIndex, latest: hb.latestMilestoneIndex, at: Date.now(), claimedSince });
         this.#warp();
       }),
     );
@@ -427,8 +425,9 @@ export class NetworkNode implements GossipNode {
         continue;
       }
       target = Math.max(target, p.solid);
+      // A latest ahead of what this node verified is a claim, counted from the first look at it for UNPROVEN_CLAIM_MS.
       if (p.latest <= confirmation.latestIndex) p.claimedSince = undefined;
-      else if (p.claimedSince !== undefined && now - p.claimedSince > UNPROVEN_CLAIM_MS) continue;
+      else if (now - (p.claimedSince ??= now) > UNPROVEN_CLAIM_MS) continue;
       heard = Math.max(heard, p.latest);
     }
     confirmation.heard(this.#followsPeers && this.#peers.size === 0 ? Number.POSITIVE_INFINITY : heard);
