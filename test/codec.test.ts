@@ -106,6 +106,29 @@ describe("decode copies its input once and hands out views of that copy", () => 
   });
 });
 
+  it("an error's offset counts from the start of the input, wherever its copy landed in a slab", () => {
+    // The copy is read in place inside the shared slab: after other decodes it starts far into it, or past a fresh
+    // slab's start, and the offsets must not show it. Truncating a message at k bytes fails at offset ≤ k, the same
+    // offset whatever was decoded before.
+    const whole = hex(vectors.messages[0]!.hex);
+    const cuts = [20, 40, whole.length - 3];
+    const offsets = (): (number | undefined)[] =>
+      cuts.map((k) => {
+        try {
+          decodeMessage(whole.subarray(0, k));
+        } catch (e) {
+          return (e as { offset?: number }).offset;
+        }
+        throw new Error(`a message cut at ${k} bytes decoded`);
+      });
+    const first = offsets();
+    first.forEach((offset, i) => expect(offset).toBeLessThanOrEqual(cuts[i]!));
+    for (let i = 0; i < 300; i++) {
+      decodeMessage(whole);
+      if (i % 37 === 0) expect(offsets()).toEqual(first);
+    }
+  });
+
 describe("round trip: decode(encode(m)) equals m and encode(decode(b)) equals b", () => {
   it("messages of every payload kind", () => {
     fc.assert(

@@ -18,14 +18,17 @@ export class Fault extends Error {
     this.offset = offset;
   }
 
-  /** The ProtocolError callers see; `base` is the path of the object the entry point was handed. */
-  toProtocolError(base = ""): ProtocolError {
+  /**
+   * The ProtocolError callers see; `base` is the path of the object the entry point was handed, `origin` where its
+   * input starts in the bytes the offsets count in.
+   */
+  toProtocolError(base = "", origin = 0): ProtocolError {
     let path = base;
     for (let i = this.segments.length - 1; i >= 0; i--) {
       const s = this.segments[i]!;
       path = typeof s === "number" ? `${path}[${s}]` : path === "" ? s : `${path}.${s}`;
     }
-    return new ProtocolError(this.code, this.message, { path, offset: this.offset });
+    return new ProtocolError(this.code, this.message, { path, offset: this.offset === undefined ? undefined : this.offset - origin });
   }
 }
 
@@ -37,26 +40,28 @@ export class Fault extends Error {
 // (some 2 µs here), and at 8 KiB slab turnover was about a tenth of encoding a 500-byte transaction.
 const SLAB_SIZE = 32768;
 let slab = new ArrayBuffer(SLAB_SIZE);
+/** The whole slab, for copying into it and for reading a private copy in place (Reader.readCopyOf). */
+let slabBytes = new Uint8Array(slab);
 let slabUsed = 0;
+
+/** Where the next `n` bytes of the slab start (claimed now), in a fresh slab when they do not fit. */
+function slabRoom(n: number): number {
+  if (slabUsed + n > SLAB_SIZE) {
+    slab = new ArrayBuffer(SLAB_SIZE);
+    slabBytes = new Uint8Array(slab);
+    slabUsed = 0;
+  }
+  const at = slabUsed;
+  slabUsed = (slabUsed + n + 7) & ~7;
+  return at;
+}
 
 /** `n` bytes no other caller holds; zero-filled only when they come from a fresh buffer, so write every byte. */
 export function allocate(n: number): Uint8Array {
   if (n > SLAB_SIZE >>> 1) return new Uint8Array(n);
-  if (slabUsed + n > SLAB_SIZE) {
-    slab = new ArrayBuffer(SLAB_SIZE);
-    slabUsed = 0;
-  }
   // A view constructed on the ArrayBuffer itself (no `.buffer` getter, no subarray()) is the cheapest handle.
-  const out = new Uint8Array(slab, slabUsed, n);
-  slabUsed = (slabUsed + n + 7) & ~7;
-  return out;
-}
-
-/** A private copy of `bytes`: nothing the caller holds aliases it. */
-export function privateCopy(bytes: Uint8Array): Uint8Array {
-  const copy = allocate(bytes.length);
-  copy.set(bytes);
-  return copy;
+  const at = slabRoom(n);
+  return new Uint8Array(slab, at, n);
 }
 
 /** An 8-byte scratch area for u64 conversions without allocating a DataView per call. */
@@ -64,13 +69,16 @@ export const scratch = new Uint8Array(8);
 export const scratchView = new DataView(scratch.buffer);
 
 export class Reader {
+  /** What is read; positions are indexes into it (a private copy may sit inside a larger slab: see readCopyOf). */
   bytes!: Uint8Array;
   /** `bytes.buffer` and `bytes.byteOffset`, for making field views without subarray()'s overhead. */
   buffer!: ArrayBufferLike;
   base!: number;
-  pos!: number;
+  pos = 0;
   /** Reads stop here: the end of the input, or of a length-prefixed payload while it is being read. */
-  end!: number;
+  end = 0;
+  /** Where the input starts in `bytes`: offsets in errors are counted from here. */
+  origin = 0;
 
   /** Takes the bytes as they are; the caller decides whether they are a private copy. */
   constructor(bytes: Uint8Array) {
@@ -82,8 +90,30 @@ export class Reader {
     this.bytes = bytes;
     this.buffer = bytes.buffer;
     this.base = bytes.byteOffset;
-    this.pos = 0;
+    this.pos = this.origin = 0;
     this.end = bytes.length;
+  }
+
+  /**
+   * Reads a private copy of `bytes` from now on: nothing the caller holds aliases what is read, and field views share
+   * the copy. A small input is copied into the slab and read there in place (no view of the copy is made: the reader
+   * reads the whole slab from the copy's start, `origin`, to its end); a large one gets a buffer of its own.
+   */
+  readCopyOf(bytes: Uint8Array): void {
+    const n = bytes.length;
+    if (n > SLAB_SIZE >>> 1) {
+      const copy = new Uint8Array(n);
+      copy.set(bytes);
+      this.reset(copy);
+      return;
+    }
+    const at = slabRoom(n);
+    slabBytes.set(bytes, at);
+    this.bytes = slabBytes;
+    this.buffer = slab;
+    this.base = 0;
+    this.pos = this.origin = at;
+    this.end = at + n;
   }
 }
 

@@ -1,7 +1,7 @@
 // The codec operations of an engine, and the entry-point wrappers around them: decode (copy, read, no trailing bytes),
 // encode (size, allocate once, write), validate (write into a scratch), JSON in and out. codec.ts and json.ts run the
 // generated operations (codecs.generated.ts, written by `npm run build`); tests swap in the interpreter's to compare.
-import { Fault, Reader, Writer, allocate, privateCopy } from "../bytes/cursor.js";
+import { Fault, Reader, Writer, allocate } from "../bytes/cursor.js";
 import { ProtocolError } from "../bytes/errors.js";
 import { MAX_MESSAGE_LENGTH } from "../bytes/limits.js";
 import type { JsonRoot, ReadRoot, WriteRoot } from "./roots.js";
@@ -32,13 +32,13 @@ const reader = new Reader(new Uint8Array(0));
 export function decodeWith(read: ReadFn, bytes: unknown, path = ""): unknown {
   if (!(bytes instanceof Uint8Array)) throw new ProtocolError("INVALID_ARGUMENT", "expected a Uint8Array", { path });
   const r = reader;
-  r.reset(privateCopy(bytes));
+  r.readCopyOf(bytes);
   try {
     const value = read(r, {});
     if (r.pos !== r.end) throw new Fault("TRAILING_BYTES", `${r.end - r.pos} bytes after the end`, r.pos);
     return value;
   } catch (e) {
-    if (e instanceof Fault) throw e.toProtocolError(path);
+    if (e instanceof Fault) throw e.toProtocolError(path, r.origin);
     throw e;
   }
 }
