@@ -296,7 +296,7 @@ export class MemoryStore implements NodeStore {
   }
 
   #evictOldest(): void {
-    this.#deleteMessage(this.#arrival.oldest()!.stored.id);
+    this.#deleteMessage(this.#arrival.takeOldest()!.stored.id);
   }
 
   /** Forgets a message with every entry that names it: metadata, children (as parent and as child), index. */
