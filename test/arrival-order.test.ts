@@ -23,11 +23,12 @@ function owner(): { map: Map<number, Item>; order: ArrivalOrder<Item>; put(key: 
 }
 
 describe("ArrivalOrder", () => {
-  it("its oldest is always the Map's first entry, under puts, deletions anywhere, keys put again and evictions", () => {
+  it("its oldest is always the Map's first entry, under puts, deletions anywhere, keys put again and evictions (by oldest or takeOldest)", () => {
     const op = fc.oneof(
       fc.record({ put: fc.integer({ min: 0, max: 60 }) }),
       fc.record({ del: fc.integer({ min: 0, max: 60 }) }),
       fc.record({ evict: fc.constant(true) }),
+      fc.record({ take: fc.constant(true) }),
     );
     fc.assert(
       fc.property(fc.array(op, { maxLength: 400 }), (ops) => {
@@ -35,7 +36,12 @@ describe("ArrivalOrder", () => {
         for (const step of ops) {
           if ("put" in step) o.put(step.put);
           else if ("del" in step) o.map.delete(step.del);
-          else {
+          else if ("take" in step) {
+            const first = o.map.values().next();
+            const taken = o.order.takeOldest();
+            expect(taken).toBe(first.done === true ? undefined : first.value);
+            if (taken !== undefined) o.map.delete(taken.key);
+          } else {
             const oldest = o.order.oldest();
             if (oldest !== undefined) o.map.delete(oldest.key);
           }

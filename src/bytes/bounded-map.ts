@@ -78,6 +78,14 @@ export class ArrivalOrder<V> {
     return undefined;
   }
 
+  /** The oldest value still held, as oldest(), which the caller now takes out of its Map: the queue moves past it at
+   * once, so that the next oldest() does not look it up again to find it gone (a lookup in a map of up to 100,000). */
+  takeOldest(): V | undefined {
+    const value = this.oldest();
+    if (value !== undefined) this.#items[this.#head++] = undefined;
+    return value;
+  }
+
   /** Values in the queue now, held or not (at most twice what is held, and 1024 more). */
   get queued(): number {
     return this.#items.length - this.#head;

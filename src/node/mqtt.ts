@@ -147,9 +147,11 @@ export async function createMqttBridge(node: ChrysalisNode, options: MqttBridgeO
   }
 
   function publishMetadata(stored: StoredMessage, metadata: Parameters<typeof messageMetadataJson>[2], referenced: boolean): void {
+    // Nothing is built for topics nobody subscribed to (a milestone's referenced messages come by the hundred).
+    if (filters.size === 0) return;
     const topic = `messages/${stored.id}/metadata`;
     const wanted = hasSubscribers(topic);
-    if (!wanted && !referenced) return;
+    if (!wanted && !(referenced && hasSubscribers("messages/referenced"))) return;
     const advice = metadata.referencedByMilestoneIndex === undefined ? promotionAdvice(metadata.coneRoots, confirmedIndex) : undefined;
     const json = messageMetadataJson(stored.id, stored.message.parents, metadata, advice);
     if (referenced) publish("messages/referenced", json);
@@ -159,6 +161,8 @@ export async function createMqttBridge(node: ChrysalisNode, options: MqttBridgeO
   function onEvent(event: NodeEvent): void {
     switch (event.type) {
       case "message": {
+        // With no subscription at all (a node's usual state), a stored message costs no topic names.
+        if (filters.size === 0) return;
         publish("messages", event.stored.bytes);
         const payload = event.stored.message.payload;
         // Only a top-level indexation payload counts, as in Hornet (not one inside a transaction essence).

@@ -48,6 +48,8 @@ export interface Checked {
   /** For a transaction on a node that keeps a ledger: its claim on the outputs it spends, written with it
    * (Acceptance.claim). Undefined otherwise. */
   readonly claim: SpendClaim | undefined;
+  /** Its parents' ids, lowercase hex, in the message's order: made once for the rules and reused by the parts told. */
+  readonly parentIds?: readonly string[];
 }
 
 /** Where a stored message came from: this process (the API, the coordinator), a peer (and whether it was asked
@@ -129,10 +131,11 @@ export class MessageProcessor {
   check(message: Message, id: undefined): Promise<Checked>;
   check(message: Message, id: string | undefined): Promise<Checked | "known">;
   async check(message: Message, id: string | undefined): Promise<Checked | "known"> {
-    const roots = await this.#roots(message, id);
+    const parentIds = message.parents.map(toHex);
+    const roots = await this.#roots(message, parentIds, id);
     if (roots === "known") return roots;
     const claim = await this.#claim(message);
-    return { roots, claim };
+    return { roots, claim, parentIds };
   }
 
   /** Stores a message the rules passed (check), then tells the Tangle, tip selection and the events. */
@@ -142,15 +145,16 @@ export class MessageProcessor {
     if (stored) {
       // Its signatures were verified against the very outputs it claims: white-flag need not verify them again.
       if (checked.claim !== undefined) this.#o.confirmation.verified(id);
-      this.stored({ id, bytes, message }, { arrivalTime, solid: true, coneRoots: checked.roots });
+      this.stored({ id, bytes, message }, { arrivalTime, solid: true, coneRoots: checked.roots }, { local: true }, checked.parentIds);
     }
     return { messageId: id, stored };
   }
 
-  /** A message is in the store now (stored here, or by another instance on the same store): the parts learn it. */
-  stored(stored: StoredMessage, metadata: MessageMetadata, source: StoredSource = { local: true }): void {
+  /** A message is in the store now (stored here, or by another instance on the same store): the parts learn it.
+   * `parentIds`: its parents' ids in hex when the caller has them already. */
+  stored(stored: StoredMessage, metadata: MessageMetadata, source: StoredSource = { local: true }, parentIds: readonly string[] = stored.message.parents.map(toHex)): void {
     const { tangle, tips, events } = this.#o;
-    tangle.add(stored.id, stored.message.parents.map(toHex), metadata.coneRoots, metadata.referencedByMilestoneIndex);
+    tangle.add(stored.id, parentIds, metadata.coneRoots, metadata.referencedByMilestoneIndex);
     tips?.add(stored.id);
     for (const listener of this.#listeners) listener(stored, metadata, source);
     events.emit(source.from === undefined ? { type: "message", stored, metadata } : { type: "message", stored, metadata, from: source.from });
@@ -208,7 +212,7 @@ export class MessageProcessor {
     }
     const arrivalTime = Date.now();
     const { stored } = await store.accept({ id, bytes, message, arrivalTime, coneRoots: roots });
-    if (stored) this.stored({ id, bytes, message }, { arrivalTime, solid: true, coneRoots: roots }, { from, requested });
+    if (stored) this.stored({ id, bytes, message }, { arrivalTime, solid: true, coneRoots: roots }, { from, requested }, parents);
     return { stored };
   }
 
@@ -227,9 +231,8 @@ export class MessageProcessor {
    * none below max depth. The Tangle in memory answers for recent parents; the store for the others, in one read with
    * the message's own id (one round trip to a store across a network).
    */
-  async #roots(message: Message, id: string | undefined): Promise<ConeRoots | "known"> {
+  async #roots(message: Message, parents: readonly string[], id: string | undefined): Promise<ConeRoots | "known"> {
     const { store, tangle, checkSolidity } = this.#o;
-    const parents = message.parents.map(toHex);
     if (!checkSolidity) return id !== undefined && (await store.has(id)) ? "known" : { oldest: 0, youngest: 0 };
     if (id !== undefined && tangle.get(id) !== undefined) return "known";
     // A transaction asks the store whether it is stored already: its own acceptance changed what its rules find.

@@ -100,7 +100,7 @@ export class Tangle {
       const parent = this.#messages.get(p);
       if (parent !== undefined) parent.children++;
     }
-    if (this.#messages.size > this.#max) this.#messages.delete(this.#arrival.oldest()!.id);
+    if (this.#messages.size > this.#max) this.#messages.delete(this.#arrival.takeOldest()!.id);
     return m;
   }
 

@@ -5,7 +5,7 @@
 import { BELOW_MAX_DEPTH, MAX_DELTA_OLDEST_CONE_ROOT, MAX_DELTA_YOUNGEST_CONE_ROOT } from "../bytes/limits.js";
 import { NodeError } from "./errors.js";
 import type { ConeRoots } from "./store/contract.js";
-import type { Tangle } from "./tangle.js";
+import type { RecentMessage, Tangle } from "./tangle.js";
 
 /** How one pool keeps its tips (Hornet's `tipsel.<pool>` settings). */
 export interface TipPoolRules {
@@ -127,7 +127,10 @@ export class TipSelector {
   }
 
   #score(id: string): TipScore {
-    const m = this.#tangle.get(id);
+    return this.#scoreOf(this.#tangle.get(id));
+  }
+
+  #scoreOf(m: RecentMessage | undefined): TipScore {
     // A message no longer remembered scores lazy, as one no longer in Hornet's store.
     if (m === undefined) return "lazy";
     return tipScore(m.referenced !== undefined ? { oldest: m.referenced, youngest: m.referenced } : m.roots, this.#tangle.confirmed);
@@ -137,14 +140,16 @@ export class TipSelector {
   add(id: string): void {
     if (!this.#synced()) return;
     if (this.#pools.nonLazy.has(id) || this.#pools.semiLazy.has(id)) return;
-    const score = this.#score(id);
+    // Read once for its score and its parents (a lookup in a map of up to 50,000 messages).
+    const m = this.#tangle.get(id);
+    const score = this.#scoreOf(m);
     // A lazy message never removes tips.
     if (score === "lazy") return;
     const pool = this.#pools[score];
     const rules = this.#rules[score];
     pool.set(id, { id, pool: score, children: 0, firstChildAt: undefined });
     if (pool.size > rules.capacity) pool.delete(pool.oldest()!);
-    for (const parent of new Set(this.#tangle.get(id)?.parents ?? [])) {
+    for (const parent of new Set(m!.parents)) {
       const tip = pool.get(parent);
       if (tip === undefined) continue;
       if (pool.size > rules.limit) {

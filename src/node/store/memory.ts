@@ -32,7 +32,7 @@ import {
   type StoreOpenResult,
   type UtxoChanges,
 } from "./contract.js";
-import { genesisRecords, indexesOf, storeClosed } from "./common.js";
+import { genesisRecords, indexesOf, storeClosed, storedMessage } from "./common.js";
 
 /** The bounds and solid entry points of a MemoryStore. */
 export interface MemoryStoreOptions {
@@ -45,7 +45,12 @@ export interface MemoryStoreOptions {
 }
 
 interface Entry {
+  /** Its bytes, the model decoded from them on first read (storedMessage): a model per message held (its parents' and
+   * payload's byte views, its bigints) was most of what 100,000 held messages gave the garbage collector to trace. */
   readonly stored: StoredMessage;
+  /** Its parents' ids and its indexes, in hex: the keys of its children and index entries, for when it is forgotten. */
+  readonly parentKeys: readonly string[];
+  readonly indexKeys: readonly string[];
   metadata: MessageMetadata;
   /** Arrival order: 1 for the first message this store held. */
   readonly seq: number;
@@ -205,13 +210,15 @@ export class MemoryStore implements NodeStore {
     if (milestone !== undefined) this.#checkMilestone(milestone);
 
     const seq = ++this.#seq;
-    const entry: Entry = { stored: { id, bytes: acceptance.bytes, message: acceptance.message }, metadata: { arrivalTime: acceptance.arrivalTime, solid: true, coneRoots: acceptance.coneRoots }, seq };
+    const parentKeys = acceptance.message.parents.map(toHex);
+    const indexKeys = indexesOf(acceptance.message).map(toHex);
+    const entry: Entry = { stored: storedMessage(id, acceptance.bytes), parentKeys, indexKeys, metadata: { arrivalTime: acceptance.arrivalTime, solid: true, coneRoots: acceptance.coneRoots }, seq };
     this.#messages.set(id, entry);
     this.#arrival.push(entry, this.#messages.size);
     this.#unreferenced.set(id, seq);
     this.#messageBytes += acceptance.bytes.length;
-    for (const parent of acceptance.message.parents) pushBounded(this.#children, toHex(parent), id, this.#maxPerIndex);
-    for (const index of indexesOf(acceptance.message)) pushBounded(this.#byIndex, toHex(index), id, this.#maxPerIndex);
+    for (const parent of parentKeys) pushBounded(this.#children, parent, id, this.#maxPerIndex);
+    for (const index of indexKeys) pushBounded(this.#byIndex, index, id, this.#maxPerIndex);
     if (claim !== undefined) {
       const index = this.#latest?.index ?? 0;
       for (const o of claimed) this.#claims.set(o, { transactionId: claim.transactionId, messageId: id, index });
@@ -296,7 +303,7 @@ export class MemoryStore implements NodeStore {
   }
 
   #evictOldest(): void {
-    this.#deleteMessage(this.#arrival.oldest()!.stored.id);
+    this.#deleteMessage(this.#arrival.takeOldest()!.stored.id);
   }
 
   /** Forgets a message with every entry that names it: metadata, children (as parent and as child), index. */
@@ -306,8 +313,8 @@ export class MemoryStore implements NodeStore {
     this.#messages.delete(id);
     this.#messageBytes -= entry.stored.bytes.length;
     this.#children.delete(id);
-    for (const parent of entry.stored.message.parents) removeFrom(this.#children, toHex(parent), id);
-    for (const index of indexesOf(entry.stored.message)) removeFrom(this.#byIndex, toHex(index), id);
+    for (const parent of entry.parentKeys) removeFrom(this.#children, parent, id);
+    for (const index of entry.indexKeys) removeFrom(this.#byIndex, index, id);
     this.#unreferenced.delete(id);
     const by = entry.metadata.referencedByMilestoneIndex;
     if (by !== undefined) this.#referencedBy.get(by)?.delete(id);
