@@ -42,6 +42,46 @@ describe("the memory store", () => {
     expect(await store.findByIndex(new TextEncoder().encode("e"))).toEqual([entries[4]!.id]);
   });
 
+  it("past both bounds, children and index lists hold what pushing and removing by search would leave", async () => {
+    // Eviction takes a message off the front of its lists, or skips lists it was already pushed out of: the same
+    // lists as searching each one, over messages with shared parents and indexes and bounds of 5 messages, 3 per list.
+    const parents = [1, 2, 3].map(id32);
+    const tags = ["p", "q"];
+    const lists = new Map<string, string[]>();
+    const push = (key: string, id: string): void => {
+      const ids = lists.get(key) ?? [];
+      ids.push(id);
+      if (ids.length > 3) ids.shift();
+      lists.set(key, ids);
+    };
+    const remove = (key: string, id: string): void => {
+      const ids = lists.get(key) ?? [];
+      if (ids.includes(id)) ids.splice(ids.indexOf(id), 1);
+    };
+    const store = new MemoryStore({ maxMessages: 5, maxPerIndex: 3 });
+    const held: { id: string; parents: Uint8Array[]; tag: string }[] = [];
+    let seed = 7;
+    const next = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) >>> 8) % n;
+    for (let i = 0; i < 300; i++) {
+      const picked = parents.filter(() => next(2) === 0);
+      const mine = picked.length > 0 ? picked : [parents[next(3)]!];
+      const tag = tags[next(2)]!;
+      const id = toHex(Uint8Array.from({ length: 32 }, (_, k) => (k < 4 ? (i >> (8 * k)) & 255 : 0xee)));
+      const message: Message = { networkId: 1n, parents: mine, payload: { type: 2, index: new TextEncoder().encode(tag), data: new Uint8Array(0) }, nonce: 0n };
+      await store.put({ id, bytes: new Uint8Array(0), message });
+      held.push({ id, parents: mine, tag });
+      for (const p of mine) push(toHex(p), id);
+      push(tag, id);
+      if (held.length > 5) {
+        const gone = held.shift()!;
+        for (const p of gone.parents) remove(toHex(p), gone.id);
+        remove(gone.tag, gone.id);
+      }
+      for (const p of parents) expect(await store.children(toHex(p), 10)).toEqual(lists.get(toHex(p)) ?? []);
+      for (const t of tags) expect(await store.findByIndex(new TextEncoder().encode(t))).toEqual(lists.get(t) ?? []);
+    }
+  });
+
   it("storing the same id twice is a no-op", async () => {
     const store = new MemoryStore();
     const a = stored([id32(0)], "a");

@@ -313,11 +313,24 @@ export class MemoryStore implements NodeStore {
     this.#messages.delete(id);
     this.#messageBytes -= entry.stored.bytes.length;
     this.#children.delete(id);
-    for (const parent of entry.parentKeys) removeFrom(this.#children, parent, id);
-    for (const index of entry.indexKeys) removeFrom(this.#byIndex, index, id);
+    for (const parent of entry.parentKeys) this.#unlist(this.#children, parent, id, entry.seq);
+    for (const index of entry.indexKeys) this.#unlist(this.#byIndex, index, id, entry.seq);
     this.#unreferenced.delete(id);
     const by = entry.metadata.referencedByMilestoneIndex;
     if (by !== undefined) this.#referencedBy.get(by)?.delete(id);
+  }
+
+  /**
+   * Takes a message being forgotten out of a list it was pushed onto (its parents' children, its index). Such a list
+   * is in arrival order and bounded (pushBounded drops its oldest), and eviction forgets the oldest message: it is at
+   * the front, or, when the front arrived after it, no longer in the list. Only otherwise (pruning) is the list searched.
+   */
+  #unlist(map: Map<string, string[]>, key: string, id: string, seq: number): void {
+    const ids = map.get(key);
+    if (ids === undefined) return;
+    if (ids[0] === id) ids.shift();
+    else if (!((this.#messages.get(ids[0]!)?.seq ?? 0) > seq)) removeFrom(map, key, id);
+    if (ids.length === 0) map.delete(key);
   }
 
   /** Stores a message with no claim, arriving now (a shortcut for tests and tools). */
