@@ -133,7 +133,8 @@ export default async function edge(): Promise<Row[]> {
     };
     // Unique complete messages for every submission of every round (score 0: any nonce, and the check still runs; not 0,
     // which a node reads as "mine it for me").
-    const messages = Array.from({ length: 200_000 }, (_, i) => encodeMessage(indexation(i, 1n)));
+    // 400,000: four rounds of submissions used up 200,000 at 17:20 on 2026-12-02.
+    const messages = Array.from({ length: 400_000 }, (_, i) => encodeMessage(indexation(i, 1n)));
     let nextMessage = 0;
 
     const cases: Record<string, number[]> = { ceiling: [], reads: [], submissions: [], logins: [], stubLogins: [] };
