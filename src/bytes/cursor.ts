@@ -68,50 +68,36 @@ export function allocate(n: number): Uint8Array {
 export const scratch = new Uint8Array(8);
 export const scratchView = new DataView(scratch.buffer);
 
+/**
+ * The reader the codec reads through: always over a private copy of the input (readCopyOf), so the field views it
+ * hands out (made on `buffer` directly, without subarray()'s overhead) alias nothing the caller holds.
+ */
 export class Reader {
-  /** What is read; positions are indexes into it (a private copy may sit inside a larger slab: see readCopyOf). */
-  bytes!: Uint8Array;
-  /** `bytes.buffer` and `bytes.byteOffset`, for making field views without subarray()'s overhead. */
-  buffer!: ArrayBufferLike;
-  base!: number;
+  /** What is read; positions are indexes into it (the copy may sit inside the larger slab). */
+  bytes = new Uint8Array(0);
+  /** `bytes.buffer`, whose byte offsets are the positions (`bytes` starts at its offset 0). */
+  buffer: ArrayBufferLike = this.bytes.buffer;
   pos = 0;
   /** Reads stop here: the end of the input, or of a length-prefixed payload while it is being read. */
   end = 0;
   /** Where the input starts in `bytes`: offsets in errors are counted from here. */
   origin = 0;
 
-  /** Takes the bytes as they are; the caller decides whether they are a private copy. */
-  constructor(bytes: Uint8Array) {
-    this.reset(bytes);
-  }
-
-  /** Reads `bytes` from the start from now on (one reader serves call after call). */
-  reset(bytes: Uint8Array): void {
-    this.bytes = bytes;
-    this.buffer = bytes.buffer;
-    this.base = bytes.byteOffset;
-    this.pos = this.origin = 0;
-    this.end = bytes.length;
-  }
-
   /**
-   * Reads a private copy of `bytes` from now on: nothing the caller holds aliases what is read, and field views share
-   * the copy. A small input is copied into the slab and read there in place (no view of the copy is made: the reader
-   * reads the whole slab from the copy's start, `origin`, to its end); a large one gets a buffer of its own.
+   * Reads a private copy of `bytes` from now on (one reader serves call after call). A small input is copied into the
+   * slab and read there in place, from the copy's start to its end (no view of the copy is made); a large one is
+   * copied into a buffer of its own.
    */
   readCopyOf(bytes: Uint8Array): void {
     const n = bytes.length;
-    if (n > SLAB_SIZE >>> 1) {
-      const copy = new Uint8Array(n);
-      copy.set(bytes);
-      this.reset(copy);
-      return;
+    let at = 0;
+    if (n > SLAB_SIZE >>> 1) this.bytes = new Uint8Array(bytes);
+    else {
+      at = slabRoom(n);
+      slabBytes.set(bytes, at);
+      this.bytes = slabBytes;
     }
-    const at = slabRoom(n);
-    slabBytes.set(bytes, at);
-    this.bytes = slabBytes;
-    this.buffer = slab;
-    this.base = 0;
+    this.buffer = this.bytes.buffer;
     this.pos = this.origin = at;
     this.end = at + n;
   }

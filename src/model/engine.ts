@@ -26,7 +26,7 @@ export interface CodecTables {
 }
 
 // Every decode reads through this one reader (a decode never starts another).
-const reader = new Reader(new Uint8Array(0));
+const reader = new Reader();
 
 /** Runs a reader over `bytes` (copied once; fields are views of the copy) and demands it ends there. */
 export function decodeWith(read: ReadFn, bytes: unknown, path = ""): unknown {

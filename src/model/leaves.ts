@@ -213,7 +213,7 @@ export function readBytes(r: Reader, length: number): Uint8Array {
   const p = r.pos;
   if (r.end - p < length) throw truncated(p, length, r.end - p);
   r.pos = p + length;
-  return new Uint8Array(r.buffer, r.base + p, length);
+  return new Uint8Array(r.buffer, p, length);
 }
 
 export function sizeBytes(v: unknown, length: number): number {
@@ -238,7 +238,7 @@ export function readVarBytes(r: Reader, prefix: 2 | 4, min: number, max: number)
   r.pos = p;
   if (r.end - p < len) throw truncated(p, len, r.end - p);
   r.pos = p + len;
-  return new Uint8Array(r.buffer, r.base + p, len);
+  return new Uint8Array(r.buffer, p, len);
 }
 
 export function sizeVarBytes(v: unknown, prefix: 2 | 4, min: number, max: number): number {
