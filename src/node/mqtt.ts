@@ -147,8 +147,6 @@ export async function createMqttBridge(node: ChrysalisNode, options: MqttBridgeO
   }
 
   function publishMetadata(stored: StoredMessage, metadata: Parameters<typeof messageMetadataJson>[2], referenced: boolean): void {
-    // Nothing is built for topics nobody subscribed to (a milestone's referenced messages come by the hundred).
-    if (filters.size === 0) return;
     const topic = `messages/${stored.id}/metadata`;
     const wanted = hasSubscribers(topic);
     if (!wanted && !(referenced && hasSubscribers("messages/referenced"))) return;

@@ -287,7 +287,7 @@ export class NetworkNode implements GossipNode {
       if (set === undefined) this.#waitingOn.set(p, (set = new Set()));
       set.add(hex);
     }
-    while (this.#waiting.size > this.#maxWaiting || this.#waitingBytes > this.#maxWaitingBytes) this.#drop(this.#waitingOrder.oldest()!.id);
+    while (this.#waiting.size > this.#maxWaiting || this.#waitingBytes > this.#maxWaitingBytes) this.#drop(this.#waitingOrder.takeOldest()!.id);
     const confirmed = this.#node.parts.confirmation.confirmedIndex;
     if (entry.index > confirmed + this.#warpRange) return;
     const isMilestone = entry.message.payload?.type === 1;

@@ -49,7 +49,7 @@ export interface Checked {
    * (Acceptance.claim). Undefined otherwise. */
   readonly claim: SpendClaim | undefined;
   /** Its parents' ids, lowercase hex, in the message's order: made once for the rules and reused by the parts told. */
-  readonly parentIds?: readonly string[];
+  readonly parentIds: readonly string[];
 }
 
 /** Where a stored message came from: this process (the API, the coordinator), a peer (and whether it was asked

@@ -328,8 +328,12 @@ export class MemoryStore implements NodeStore {
   #unlist(map: Map<string, string[]>, key: string, id: string, seq: number): void {
     const ids = map.get(key);
     if (ids === undefined) return;
-    if (ids[0] === id) ids.shift();
-    else if (!((this.#messages.get(ids[0]!)?.seq ?? 0) > seq)) removeFrom(map, key, id);
+    if (ids[0] !== id) {
+      // The front arrived after it: the bound pushed it out of this list already.
+      if ((this.#messages.get(ids[0]!)?.seq ?? 0) > seq) return;
+      return removeFrom(map, key, id);
+    }
+    ids.shift();
     if (ids.length === 0) map.delete(key);
   }
 
