@@ -97,6 +97,20 @@ describe("adding: every stored message while synced, into its score's pool; its 
     for (let i = 0; i < 20; i++) for (const t of tips.select()) expect(ids.slice(7)).toContain(t);
   });
 
+  it("eviction takes the oldest tip still in the pool, past those that already left by their children", () => {
+    const { tips, store } = setup({ nonLazy: { ...NON_LAZY_POOL, capacity: 4, maxChildren: 1 } });
+    for (let n = 1; n <= 4; n++) store(n, [ENTRY]);
+    // Tip 5 fills the pool past 4: tip 1 is evicted; tip 2, approved once, leaves by its child.
+    store(5, [id(2)]);
+    expect(tips.tips()).toEqual([id(3), id(4), id(5)]);
+    store(6, [ENTRY]);
+    store(7, [ENTRY]);
+    // The oldest held is 3: the eviction steps over 1 and 2, which are gone.
+    expect(tips.tips()).toEqual([id(4), id(5), id(6), id(7)]);
+    store(8, [ENTRY]);
+    expect(tips.tips()).toEqual([id(5), id(6), id(7), id(8)]);
+  });
+
   it("a lazy message is no tip and removes none; a semi-lazy one never touches the non-lazy pool (nor the reverse)", () => {
     const { tips, store } = setup({ cmi: 100 });
     const fresh = store(1, [ENTRY], 100);
@@ -185,6 +199,22 @@ describe("at a milestone every tip is scored again", () => {
     expect(tips.tips("semiLazy")).toContain(older);
     store(5, [older], 5, 11);
     expect(tips.tips("semiLazy")).not.toContain(older);
+  });
+
+  it("a tip that moved to another pool is the newest there: that pool evicts its older tips first", () => {
+    const { tangle, tips, store } = setup({ cmi: 20, semiLazy: { ...SEMI_LAZY_POOL, capacity: 2 } });
+    const s1 = store(1, [ENTRY], 6, 20);
+    const s2 = store(2, [ENTRY], 6, 20);
+    const n = store(3, [ENTRY], 7, 20);
+    expect(tips.tips("semiLazy")).toEqual([s1, s2]);
+    expect(tips.tips()).toEqual([n]);
+    // At 21 the non-lazy tip lags 14 on its oldest root: it moves, and the semi-lazy pool, over 2, evicts s1.
+    tangle.confirmed = 21;
+    tips.rescore();
+    expect(tips.tips()).toEqual([]);
+    expect(tips.tips("semiLazy").sort()).toEqual([s2, n].sort());
+    const s3 = store(4, [ENTRY], 7, 21);
+    expect(tips.tips("semiLazy").sort()).toEqual([n, s3].sort());
   });
 
   it("a tip the milestone referenced becomes its own root and stays non-lazy", () => {

@@ -2,6 +2,7 @@
 // milestone indexes of its cone (non-lazy, semi-lazy, lazy) and, unless lazy, becomes a tip of its score's pool; a tip
 // is handed out, uniformly at random, until enough messages reference it or it has been referenced for long enough.
 // The pools are bounded, re-scored at every milestone, and filled again at start from the store's unreferenced messages.
+import { ArrivalOrder } from "../bytes/bounded-map.js";
 import { BELOW_MAX_DEPTH, MAX_DELTA_OLDEST_CONE_ROOT, MAX_DELTA_YOUNGEST_CONE_ROOT } from "../bytes/limits.js";
 import { NodeError } from "./errors.js";
 import type { ConeRoots } from "./store/contract.js";
@@ -148,8 +149,12 @@ export class TipSelector {
     const pool = this.#pools[score];
     const rules = this.#rules[score];
     pool.set(id, { id, pool: score, children: 0, firstChildAt: undefined });
-    if (pool.size > rules.capacity) pool.delete(pool.oldest()!);
-    for (const parent of new Set(m!.parents)) {
+    if (pool.size > rules.capacity) pool.deleteOldest();
+    // Parents are sorted and distinct (the codec's rule): an id met twice in a row would be a duplicate.
+    let previous: string | undefined;
+    for (const parent of m!.parents) {
+      if (parent === previous) continue;
+      previous = parent;
       const tip = pool.get(parent);
       if (tip === undefined) continue;
       if (pool.size > rules.limit) {
@@ -183,10 +188,11 @@ export class TipSelector {
         if (score === tip.pool) continue;
         from.delete(tip.id);
         if (score === "lazy") continue;
-        tip.pool = score;
+        // A new record for the new pool: the old one stays behind in the old pool's arrival order, no longer held.
+        const moved: Tip = { ...tip, pool: score };
         const to = this.#pools[score];
-        to.set(tip.id, tip);
-        if (to.size > this.#rules[score].capacity) to.delete(to.oldest()!);
+        to.set(moved.id, moved);
+        if (to.size > this.#rules[score].capacity) to.deleteOldest();
       }
     }
   }
@@ -226,6 +232,9 @@ class TipPool {
   readonly #tips = new Map<string, Tip>();
   readonly #ids: string[] = [];
   readonly #at = new Map<string, number>();
+  // The oldest without Map.keys().next(), which steps over every hole deletions left at the front of V8's table: a
+  // full pool evicts on every message stored. A record is held while the map holds that very record under its id.
+  readonly #order = new ArrivalOrder<Tip>((tip) => this.#tips.get(tip.id) === tip);
 
   get size(): number {
     return this.#tips.size;
@@ -240,11 +249,14 @@ class TipPool {
   }
 
   set(id: string, tip: Tip): void {
-    if (!this.#tips.has(id)) {
+    const held = this.#tips.get(id);
+    if (held === tip) return;
+    if (held === undefined) {
       this.#at.set(id, this.#ids.length);
       this.#ids.push(id);
     }
     this.#tips.set(id, tip);
+    this.#order.push(tip, this.#tips.size);
   }
 
   delete(id: string): void {
@@ -259,13 +271,15 @@ class TipPool {
     }
   }
 
+  /** The oldest tip leaves (the pool is over its capacity). */
+  deleteOldest(): void {
+    const oldest = this.#order.takeOldest();
+    if (oldest !== undefined) this.delete(oldest.id);
+  }
+
   /** The tip at this position of the draw order (0 ≤ index < size). */
   at(index: number): string {
     return this.#ids[index]!;
-  }
-
-  oldest(): string | undefined {
-    return this.#tips.keys().next().value;
   }
 
   keys(): IterableIterator<string> {
