@@ -131,7 +131,7 @@ export class MessageProcessor {
   check(message: Message, id: undefined): Promise<Checked>;
   check(message: Message, id: string | undefined): Promise<Checked | "known">;
   async check(message: Message, id: string | undefined): Promise<Checked | "known"> {
-    const parentIds = message.parents.map(toHex);
+    const parentIds = this.#o.tangle.parentIds(message.parents);
     const roots = await this.#roots(message, parentIds, id);
     if (roots === "known") return roots;
     const claim = await this.#claim(message);
@@ -141,7 +141,7 @@ export class MessageProcessor {
   /** Stores a message the rules passed (check), then tells the Tangle, tip selection and the events. */
   async store(message: Message, bytes: Uint8Array, checked: Checked, id = messageId(bytes)): Promise<Processed> {
     const arrivalTime = Date.now();
-    const { stored } = await this.#o.store.accept({ id, bytes, message, arrivalTime, coneRoots: checked.roots, claim: checked.claim });
+    const { stored } = await this.#o.store.accept({ id, bytes, message, arrivalTime, coneRoots: checked.roots, claim: checked.claim, parentIds: checked.parentIds });
     if (stored) {
       // Its signatures were verified against the very outputs it claims: white-flag need not verify them again.
       if (checked.claim !== undefined) this.#o.confirmation.verified(id);
@@ -152,7 +152,7 @@ export class MessageProcessor {
 
   /** A message is in the store now (stored here, or by another instance on the same store): the parts learn it.
    * `parentIds`: its parents' ids in hex when the caller has them already. */
-  stored(stored: StoredMessage, metadata: MessageMetadata, source: StoredSource = { local: true }, parentIds: readonly string[] = stored.message.parents.map(toHex)): void {
+  stored(stored: StoredMessage, metadata: MessageMetadata, source: StoredSource = { local: true }, parentIds: readonly string[] = this.#o.tangle.parentIds(stored.message.parents)): void {
     const { tangle, tips, events } = this.#o;
     tangle.add(stored.id, parentIds, metadata.coneRoots, metadata.referencedByMilestoneIndex);
     tips?.add(stored.id);
@@ -190,7 +190,7 @@ export class MessageProcessor {
       }
   > {
     const { store, tangle } = this.#o;
-    const parents = message.parents.map(toHex);
+    const parents = tangle.parentIds(message.parents);
     let roots = tangle.rootsOf(parents);
     if (roots === undefined) {
       const asked = parents.filter((p) => !tangle.knows(p));
@@ -211,7 +211,7 @@ export class MessageProcessor {
       roots = { oldest: oldest === Infinity ? 0 : oldest, youngest };
     }
     const arrivalTime = Date.now();
-    const { stored } = await store.accept({ id, bytes, message, arrivalTime, coneRoots: roots });
+    const { stored } = await store.accept({ id, bytes, message, arrivalTime, coneRoots: roots, parentIds: parents });
     if (stored) this.stored({ id, bytes, message }, { arrivalTime, solid: true, coneRoots: roots }, { from, requested }, parents);
     return { stored };
   }

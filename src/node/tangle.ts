@@ -3,6 +3,7 @@
 // coordinator finds the messages no other references in it, and the message processor checks parents against it
 // before it asks the store. Rebuilt at start from the store's unreferenced messages; bounded, the oldest forgotten.
 import { ArrivalOrder } from "../bytes/bounded-map.js";
+import { toHex } from "../bytes/hex.js";
 import type { ConeRoots } from "./store/contract.js";
 
 /** A message the node stored lately, as the Tangle remembers it. */
@@ -58,6 +59,18 @@ export class Tangle {
     return this.#messages.get(id);
   }
 
+  /** The parents of a message as the Tangle would hold them: each parent's id in lowercase hex, the very string of the
+   * remembered parent where there is one, so that a message keeps no copy of its parents' ids (a hundred thousand
+   * messages in memory kept two or more each) and a lookup by one compares a pointer. */
+  parentIds(parents: readonly Uint8Array[]): string[] {
+    const ids = new Array<string>(parents.length);
+    for (let i = 0; i < parents.length; i++) {
+      const id = toHex(parents[i]!);
+      ids[i] = this.#messages.get(id)?.id ?? id;
+    }
+    return ids;
+  }
+
   /** True when the id is a remembered message or a solid entry point: known solid without asking the store. */
   knows(id: string): boolean {
     return this.#messages.has(id) || this.#entryPoints.has(id);
@@ -77,12 +90,16 @@ export class Tangle {
   rootsOf(parents: readonly string[]): ConeRoots | undefined {
     let oldest = Infinity;
     let youngest = 0;
+    let first: ConeRoots | undefined;
     for (const p of parents) {
       const roots = this.passedOn(p);
       if (roots === undefined) return undefined;
+      first ??= roots;
       if (roots.oldest < oldest) oldest = roots.oldest;
       if (roots.youngest > youngest) youngest = roots.youngest;
     }
+    // Roots are never changed in place: a message whose roots are its first parent's shares that object (most do).
+    if (first !== undefined && first.oldest === oldest && first.youngest === youngest) return first;
     return { oldest: oldest === Infinity ? 0 : oldest, youngest };
   }
 

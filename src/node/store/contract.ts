@@ -270,6 +270,9 @@ export interface Acceptance extends StoredMessage {
   /** The coordinator's own milestone message: stored and confirmed in the same write. The write fails with
    * MILESTONE_CONFLICT unless `index` is the latest milestone's index + 1 (another instance issued it first). */
   readonly milestone?: MilestoneApplication | undefined;
+  /** Its parents' ids, lowercase hex, in the message's order, when the caller has made them already (the message
+   * processor always has): a store that keeps them as text (the in-memory one) holds these very strings. */
+  readonly parentIds?: readonly string[] | undefined;
 }
 
 /** What NodeStore.accept did. */

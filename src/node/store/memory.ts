@@ -210,7 +210,7 @@ export class MemoryStore implements NodeStore {
     if (milestone !== undefined) this.#checkMilestone(milestone);
 
     const seq = ++this.#seq;
-    const parentKeys = acceptance.message.parents.map(toHex);
+    const parentKeys = acceptance.parentIds ?? acceptance.message.parents.map(toHex);
     const indexKeys = indexesOf(acceptance.message).map(toHex);
     const entry: Entry = { stored: storedMessage(id, acceptance.bytes), parentKeys, indexKeys, metadata: { arrivalTime: acceptance.arrivalTime, solid: true, coneRoots: acceptance.coneRoots }, seq };
     this.#messages.set(id, entry);
