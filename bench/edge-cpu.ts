@@ -16,6 +16,11 @@
 // and complete submissions against bare node:http servers doing only that work (LOGIN_WORK, SUBMISSION_WORK), with
 // nothing of the node around it.
 //
+// Issue #33's budgets (BUDGETS) are ratios of a node's case to what it cannot do without, taken pair by pair in each
+// round: the bare server doing that work (with its one LMDB write when the node's store is LMDB), or a hello request for
+// a raw read. Each round measures one case at a time, its bare server right before the nodes, so that the two sides of
+// a pair run seconds apart and a neighbour's load weighs on both alike.
+//
 // With CHRYSALIS_BASELINE=<dist directory of another build> (bench/build-baseline.sh), that build's serve runs on LMDB
 // and on PostgreSQL beside ours in every round, so each case is measured before and after a change in one run.
 //
@@ -60,8 +65,6 @@ const STORES = list(process.env.CHRYSALIS_EDGE_CPU_STORES);
 const EXTRA_ARGS = list(process.env.CHRYSALIS_EDGE_SERVE_ARGS) ?? [];
 const wanted = (among: readonly string[] | undefined, name: string): boolean => among === undefined || among.includes(name);
 
-/** The budgets of issue 19, as multiples of a trivial server's request; undefined: reported only. */
-const BUDGET: Record<string, number | undefined> = { login: 6, "complete submission": 4, "raw read": 1.5 };
 
 export interface Answer {
   status: number;
@@ -374,6 +377,23 @@ function moduleHere(name: string): string | undefined {
 /** The names the bare servers' rows go by: without and with DURABLE_DIR. */
 const WORK_NAME = "the work alone";
 const DURABLE_WORK_NAME = "the work and its LMDB write";
+/** The hello server's name as the other side of a pair. */
+const HELLO_NAME = "a hello request";
+/** Issue #33's budgets: a node's case (its store, the case) against the other side measured in the same round; no
+ * `atMost`: reported only. */
+const BUDGETS: readonly { store: string; case: string; against: string; atMost?: number }[] = [
+  { store: "lmdb", case: "complete submission", against: DURABLE_WORK_NAME, atMost: 1.5 },
+  { store: "memory", case: "complete submission", against: WORK_NAME, atMost: 1.5 },
+  { store: "postgres", case: "complete submission", against: WORK_NAME },
+  { store: "lmdb", case: "login", against: DURABLE_WORK_NAME, atMost: 1.25 },
+  { store: "memory", case: "login", against: WORK_NAME, atMost: 1.25 },
+  { store: "postgres", case: "login", against: WORK_NAME },
+  { store: "lmdb", case: "raw read", against: HELLO_NAME, atMost: 1.5 },
+  { store: "postgres", case: "raw read", against: HELLO_NAME },
+];
+/** The order of the cases in a round (the keys of a node's steps; a bare server's case is its key). */
+const CASE_ORDER = ["raw read", "complete submission", "login", "partial"];
+
 /** What each bare server does, for its rows ("<its name> on bare node:http (<this>)"). */
 const BARE_WORK: Record<string, { [store: string]: string }> = {
   login: {
@@ -685,8 +705,34 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
       entry.p99.push(p99);
       if (p.hashes !== undefined) entry.hashRates.push(p.hashes / p.seconds);
     };
-    // Round 0 warms up every server and the JIT and is not counted. Each round measures the hello server first and the
-    // nodes' cases right after, so a machine busy with other work weighs on a round's figures alike.
+    /** A node's cases: [key, the name its rows go by, one load phase]. */
+    const nodeSteps = (node: NodeUnderTest): [string, string, () => Promise<Phase>][] => {
+      const auth = { authorization: `Bearer ${node.jwt}`, "content-type": "application/json" };
+      const miningAuth = { authorization: `Bearer ${node.miningJwt}`, "content-type": "application/json" };
+      return [
+        ["raw read", "raw read", () => phase(node.plain.pid, async (agent) => expect(await send(agent, node.plain.port, "GET", node.readPath), 200, "read"))],
+        [
+          "complete submission",
+          "complete submission",
+          async () => {
+            const parents = await currentTips(node.plain.port);
+            return phase(node.plain.pid, async (agent) => expect(await send(agent, node.plain.port, "POST", "/api/v1/messages", completeJson(parents), auth), 201, "submission"));
+          },
+        ],
+        ["login", "login", () => loginPhase(node.plain)],
+        [
+          "partial",
+          "partial submission mined at score 100",
+          async () => {
+            const before = await powHashes(node.mining.port);
+            const p = await phase(node.mining.pid, async (agent) => expect(await send(agent, node.mining.port, "POST", "/api/v1/messages", partialJson(), miningAuth), 201, "partial submission"), MINING_CLIENTS);
+            return { ...p, hashes: (await powHashes(node.mining.port)) - before };
+          },
+        ],
+      ];
+    };
+    // Round 0 warms up every server and the JIT and is not counted. Each round measures the hello server first, then one
+    // case at a time (CASE_ORDER), so a machine busy with other work weighs on a round's figures alike.
     for (let round = 0; round <= ROUNDS; round++) {
       const h = await phase(hello.pid, async (agent) => expect(await send(agent, hello.port, "GET", "/api/v1/info"), 200, "hello"));
       const helloUs = (h.cpu / h.operations) * 1e6;
@@ -702,43 +748,23 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
       }
       // A token of the first node's (every node and the bare servers hold the same HS256 secret).
       const token = nodes[0]?.jwt;
-      for (const { store, case: name, server } of bares) {
-        if (name === "login") record(store, name, await loginPhase(server), helloUs, round);
-        else if (token !== undefined) {
-          const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-          const p = await phase(server.pid, async (agent) => expect(await send(agent, server.port, "POST", "/api/v1/messages", completeJson([new Uint8Array(32)]), headers), 201, "submission to a bare server"));
-          record(store, name, p, helloUs, round);
+      const bareStep = (name: string, server: Server): (() => Promise<Phase>) | undefined => {
+        if (name === "login") return () => loginPhase(server);
+        if (token === undefined) return undefined;
+        const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+        return () => phase(server.pid, async (agent) => expect(await send(agent, server.port, "POST", "/api/v1/messages", completeJson([new Uint8Array(32)]), headers), 201, "submission to a bare server"));
+      };
+      // One case at a time: its bare servers, then each node.
+      for (const key of CASE_ORDER) {
+        if (!wanted(CASES, key)) continue;
+        for (const { store, case: name, server } of bares) {
+          const run = name === key ? bareStep(name, server) : undefined;
+          if (run !== undefined) record(store, name, await run(), helloUs, round);
         }
-      }
-      for (const node of nodes) {
-        const auth = { authorization: `Bearer ${node.jwt}`, "content-type": "application/json" };
-        const miningAuth = { authorization: `Bearer ${node.miningJwt}`, "content-type": "application/json" };
-        const steps: [string, string, () => Promise<Phase>][] = [
-          ["raw read", "raw read", () => phase(node.plain.pid, async (agent) => expect(await send(agent, node.plain.port, "GET", node.readPath), 200, "read"))],
-          [
-            "complete submission",
-            "complete submission",
-            async () => {
-              const parents = await currentTips(node.plain.port);
-              return phase(node.plain.pid, async (agent) => expect(await send(agent, node.plain.port, "POST", "/api/v1/messages", completeJson(parents), auth), 201, "submission"));
-            },
-          ],
-          ["login", "login", () => loginPhase(node.plain)],
-          [
-            "partial",
-            "partial submission mined at score 100",
-            async () => {
-              const before = await powHashes(node.mining.port);
-              const p = await phase(
-                node.mining.pid,
-                async (agent) => expect(await send(agent, node.mining.port, "POST", "/api/v1/messages", partialJson(), miningAuth), 201, "partial submission"),
-                MINING_CLIENTS,
-              );
-              return { ...p, hashes: (await powHashes(node.mining.port)) - before };
-            },
-          ],
-        ];
-        for (const [key, name, run] of steps) if (wanted(CASES, key) && wanted(node.cases, key)) record(node.name, name, await run(), helloUs, round);
+        for (const node of nodes) {
+          const step = wanted(node.cases, key) ? nodeSteps(node).find(([k]) => k === key) : undefined;
+          if (step !== undefined) record(node.name, step[1], await step[2](), helloUs, round);
+        }
       }
     }
     const rows: Row[] = [{ suite: "edge", case: `server CPU per request: trivial node:http server, ${CLIENTS} keep-alive clients (µs)`, ours: median(helloMicros), unit: "µs" }];
@@ -748,7 +774,6 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
     // And what a durable write cannot do without: one commit's two flushes (a commit shared by a group pays them once).
     rows.push({ suite: "edge", case: "one LMDB commit's flushes (a 4 KiB page written and fdatasync'd, then a 4 KiB O_DSYNC write), this machine (µs of CPU; ratio: median multiple of a hello request)", ours: median(flushes), theirs: median(helloMicros), theirName: "hello request", ratio: medianMultiple(flushes), unit: "µs" });
     for (const c of cases.values()) {
-      const budget = c.store === "lmdb" ? BUDGET[c.case] : undefined;
       const bare = BARE_WORK[c.case]?.[c.store];
       const where = bare === undefined ? `serve on ${c.store}` : `${c.store} on bare node:http (${bare})`;
       rows.push({
@@ -765,10 +790,30 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
         theirs: median(helloMicros),
         theirName: "hello request",
         ratio: median(c.multiples),
-        target: budget,
-        atMost: true,
         unit: "µs",
       });
+    }
+    // The budgets, and each case of the build before against ours: medians of the per-round pairs.
+    const hellos: CpuCase = { store: HELLO_NAME, case: "", micros: helloMicros, mainMicros: [], multiples: [], rates: [], p50: [], p99: [], hashRates: [] };
+    const pairRow = (c: CpuCase, other: CpuCase, against: string, atMost?: number): Row => ({
+      suite: "edge",
+      case: `server CPU per ${c.case}, serve on ${c.store}, against ${against} (µs; ratio: median of the per-round pairs, ${c.micros.map((us, i) => (us / other.micros[i]!).toFixed(2)).join(", ")})`,
+      ours: median(c.micros),
+      theirs: median(other.micros),
+      theirName: against,
+      ratio: median(c.micros.map((us, i) => us / other.micros[i]!)),
+      target: atMost,
+      atMost: atMost === undefined ? undefined : true,
+      unit: "µs",
+    });
+    for (const b of BUDGETS) {
+      const c = cases.get(`${b.store} ${b.case}`);
+      const other = b.against === HELLO_NAME ? hellos : cases.get(`${b.against} ${b.case}`);
+      if (c !== undefined && other !== undefined) rows.push(pairRow(c, other, b.against === HELLO_NAME ? HELLO_NAME : `${b.against} (bare node:http)`, b.atMost));
+    }
+    for (const before of cases.values()) {
+      const after = before.store.endsWith(", before") ? cases.get(`${before.store.slice(0, -", before".length)} ${before.case}`) : undefined;
+      if (after !== undefined) rows.push(pairRow(after, before, "the build before"));
     }
     return { rows, cases: [...cases.values()], hello: helloMicros };
   } finally {
