@@ -65,7 +65,6 @@ const STORES = list(process.env.CHRYSALIS_EDGE_CPU_STORES);
 const EXTRA_ARGS = list(process.env.CHRYSALIS_EDGE_SERVE_ARGS) ?? [];
 const wanted = (among: readonly string[] | undefined, name: string): boolean => among === undefined || among.includes(name);
 
-
 export interface Answer {
   status: number;
   body: string;
@@ -706,7 +705,7 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
       if (p.hashes !== undefined) entry.hashRates.push(p.hashes / p.seconds);
     };
     /** A node's cases: [key, the name its rows go by, one load phase]. */
-    const nodeSteps = (node: NodeUnderTest): [string, string, () => Promise<Phase>][] => {
+    const stepsOf = (node: NodeUnderTest): [string, string, () => Promise<Phase>][] => {
       const auth = { authorization: `Bearer ${node.jwt}`, "content-type": "application/json" };
       const miningAuth = { authorization: `Bearer ${node.miningJwt}`, "content-type": "application/json" };
       return [
@@ -731,6 +730,7 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
         ],
       ];
     };
+    const nodeSteps = new Map(nodes.map((node) => [node, stepsOf(node)]));
     // Round 0 warms up every server and the JIT and is not counted. Each round measures the hello server first, then one
     // case at a time (CASE_ORDER), so a machine busy with other work weighs on a round's figures alike.
     for (let round = 0; round <= ROUNDS; round++) {
@@ -758,11 +758,13 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
       for (const key of CASE_ORDER) {
         if (!wanted(CASES, key)) continue;
         for (const { store, case: name, server } of bares) {
-          const run = name === key ? bareStep(name, server) : undefined;
+          if (name !== key) continue;
+          const run = bareStep(name, server);
           if (run !== undefined) record(store, name, await run(), helloUs, round);
         }
         for (const node of nodes) {
-          const step = wanted(node.cases, key) ? nodeSteps(node).find(([k]) => k === key) : undefined;
+          if (!wanted(node.cases, key)) continue;
+          const step = nodeSteps.get(node)!.find(([k]) => k === key);
           if (step !== undefined) record(node.name, step[1], await step[2](), helloUs, round);
         }
       }
@@ -794,26 +796,28 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
       });
     }
     // The budgets, and each case of the build before against ours: medians of the per-round pairs.
-    const hellos: CpuCase = { store: HELLO_NAME, case: "", micros: helloMicros, mainMicros: [], multiples: [], rates: [], p50: [], p99: [], hashRates: [] };
-    const pairRow = (c: CpuCase, other: CpuCase, against: string, atMost?: number): Row => ({
-      suite: "edge",
-      case: `server CPU per ${c.case}, serve on ${c.store}, against ${against} (µs; ratio: median of the per-round pairs, ${c.micros.map((us, i) => (us / other.micros[i]!).toFixed(2)).join(", ")})`,
-      ours: median(c.micros),
-      theirs: median(other.micros),
-      theirName: against,
-      ratio: median(c.micros.map((us, i) => us / other.micros[i]!)),
-      target: atMost,
-      atMost: atMost === undefined ? undefined : true,
-      unit: "µs",
-    });
+    const pairRow = (c: CpuCase, theirs: number[], against: string, atMost?: number): Row => {
+      const pairs = c.micros.map((us, i) => us / theirs[i]!);
+      return {
+        suite: "edge",
+        case: `server CPU per ${c.case}, serve on ${c.store}, against ${against} (µs; ratio: median of the per-round pairs, ${pairs.map((r) => r.toFixed(2)).join(", ")})`,
+        ours: median(c.micros),
+        theirs: median(theirs),
+        theirName: against,
+        ratio: median(pairs),
+        target: atMost,
+        atMost: atMost === undefined ? undefined : true,
+        unit: "µs",
+      };
+    };
     for (const b of BUDGETS) {
       const c = cases.get(`${b.store} ${b.case}`);
-      const other = b.against === HELLO_NAME ? hellos : cases.get(`${b.against} ${b.case}`);
-      if (c !== undefined && other !== undefined) rows.push(pairRow(c, other, b.against === HELLO_NAME ? HELLO_NAME : `${b.against} (bare node:http)`, b.atMost));
+      const theirs = b.against === HELLO_NAME ? helloMicros : cases.get(`${b.against} ${b.case}`)?.micros;
+      if (c !== undefined && theirs !== undefined) rows.push(pairRow(c, theirs, b.against === HELLO_NAME ? HELLO_NAME : `${b.against} (bare node:http)`, b.atMost));
     }
     for (const before of cases.values()) {
       const after = before.store.endsWith(", before") ? cases.get(`${before.store.slice(0, -", before".length)} ${before.case}`) : undefined;
-      if (after !== undefined) rows.push(pairRow(after, before, "the build before"));
+      if (after !== undefined) rows.push(pairRow(after, before.micros, "the build before"));
     }
     return { rows, cases: [...cases.values()], hello: helloMicros };
   } finally {
