@@ -18,14 +18,15 @@
 //
 // Issue #33's budgets (BUDGETS) are ratios of a node's case to what it cannot do without, taken pair by pair in each
 // round: the bare server doing that work (with its one LMDB write when the node's store is LMDB), or a hello request for
-// a raw read. Each round measures one case at a time, its bare server right before the nodes, so that the two sides of
-// a pair run seconds apart and a neighbour's load weighs on both alike.
+// a raw read. Each round measures one case at a time, its servers (the bare ones, the nodes, and with raw reads the
+// hello server) taking turns of a second, so that a neighbour's load weighs on both sides of a pair alike.
 //
 // With CHRYSALIS_BASELINE=<dist directory of another build> (bench/build-baseline.sh), that build's serve runs on LMDB
 // and on PostgreSQL beside ours in every round, so each case is measured before and after a change in one run.
 //
 // CHRYSALIS_EDGE_PROFILE=<dir> runs each serve and each bare server under `node --cpu-prof` and writes the profiles
 // there;
+// CHRYSALIS_EDGE_CPU_TURNS=3 sets how many turns a case's 3 seconds (CHRYSALIS_EDGE_CPU_SECONDS) are split into;
 // CHRYSALIS_EDGE_CPU_CASES=login,raw read (a list) and CHRYSALIS_EDGE_CPU_STORES=lmdb,memory,postgres measure only those;
 // CHRYSALIS_EDGE_SERVE_ARGS=--no-metrics (a list) passes more arguments to serve.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -53,6 +54,8 @@ const IDENTITIES = 1024;
 const MINING_CLIENTS = 4;
 const ROUNDS = Number(process.env.CHRYSALIS_EDGE_CPU_ROUNDS ?? 3);
 const SECONDS = Number(process.env.CHRYSALIS_EDGE_CPU_SECONDS ?? 3);
+// A case's servers take turns: each runs SECONDS in all, in TURNS turns (turns()).
+const TURNS = Math.max(1, Number(process.env.CHRYSALIS_EDGE_CPU_TURNS ?? 3));
 const SECRET = "a benchmark jwt secret of at least thirty-two bytes";
 // The CLI compiled beside this file (the same build as the bench, whichever output directory it went to).
 const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
@@ -174,14 +177,14 @@ interface Phase {
   hashes?: number;
 }
 
-/** Runs `step` on `clients` concurrent loops for SECONDS against the server `pid`, counting its CPU. */
-async function phase(pid: number, step: (agent: Agent, client: number, i: number) => Promise<void>, clients = CLIENTS): Promise<Phase> {
+/** Runs `step` on `clients` concurrent loops for `seconds` against the server `pid`, counting its CPU. */
+async function phase(pid: number, step: (agent: Agent, client: number, i: number) => Promise<void>, clients = CLIENTS, seconds = SECONDS): Promise<Phase> {
   const agent = new Agent({ keepAlive: true, maxSockets: clients });
   let operations = 0;
   const latencies: number[] = [];
   const cpuBefore = cpuSeconds(pid);
   const started = performance.now();
-  const end = started + SECONDS * 1000;
+  const end = started + seconds * 1000;
   await Promise.all(
     Array.from({ length: clients }, async (_, client) => {
       for (let i = 0; performance.now() < end; i++) {
@@ -192,11 +195,40 @@ async function phase(pid: number, step: (agent: Agent, client: number, i: number
       }
     }),
   );
-  const seconds = (performance.now() - started) / 1000;
+  const took = (performance.now() - started) / 1000;
   const cpuAfter = cpuSeconds(pid);
   agent.destroy();
   const system = cpuAfter.system - cpuBefore.system;
-  return { operations, latencies, cpu: cpuAfter.user - cpuBefore.user + system, system, main: cpuAfter.main - cpuBefore.main, seconds };
+  return { operations, latencies, cpu: cpuAfter.user - cpuBefore.user + system, system, main: cpuAfter.main - cpuBefore.main, seconds: took };
+}
+
+/** One load phase of a server, run for the seconds given. */
+type Run = (seconds: number) => Promise<Phase>;
+
+/**
+ * Runs every one of `runs` for SECONDS in all, in TURNS turns of SECONDS / TURNS, the order reversed every other
+ * turn, and gives each run's phases summed. On a shared VM the load of a neighbour shifts within seconds: the two sides
+ * of a pair (a bare server and the node measured against it) taking turns a second apart meet it alike, and reversing
+ * the order cancels a steady drift, where two 3-second phases run one after the other did not (one pair ranged from
+ * 1.1x to 2.2x between rounds).
+ */
+async function turns(runs: readonly Run[]): Promise<Phase[]> {
+  const sums: Phase[] = runs.map(() => ({ operations: 0, latencies: [], cpu: 0, system: 0, main: 0, seconds: 0 }));
+  for (let turn = 0; turn < TURNS; turn++) {
+    for (let k = 0; k < runs.length; k++) {
+      const i = turn % 2 === 0 ? k : runs.length - 1 - k;
+      const p = await runs[i]!(SECONDS / TURNS);
+      const sum = sums[i]!;
+      sum.operations += p.operations;
+      for (const ms of p.latencies) sum.latencies.push(ms);
+      sum.cpu += p.cpu;
+      sum.system += p.system;
+      sum.main += p.main;
+      sum.seconds += p.seconds;
+      if (p.hashes !== undefined) sum.hashes = (sum.hashes ?? 0) + p.hashes;
+    }
+  }
+  return sums;
 }
 
 export interface Server {
@@ -684,8 +716,10 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
     /** The median of a measurement's per-round multiples of that round's hello request. */
     const medianMultiple = (micros: readonly number[]): number => median(micros.map((us, i) => us / helloMicros[i]!));
     // Each client logs in with its own 32 identities in turn: 1,024 in all.
-    const loginPhase = (server: Server): Promise<Phase> =>
-      phase(server.pid, (agent, client, i) => login(agent, server.port, identities[client * (IDENTITIES / CLIENTS) + (i % (IDENTITIES / CLIENTS))]!).then(() => undefined));
+    const loginPhase =
+      (server: Server): Run =>
+      (seconds) =>
+        phase(server.pid, (agent, client, i) => login(agent, server.port, identities[client * (IDENTITIES / CLIENTS) + (i % (IDENTITIES / CLIENTS))]!).then(() => undefined), CLIENTS, seconds);
     const record = (store: string, name: string, p: Phase, helloUs: number, round: number): void => {
       const key = `${store} ${name}`;
       const entry = cases.get(key) ?? { store, case: name, micros: [], mainMicros: [], multiples: [], rates: [], p50: [], p99: [], hashRates: [] };
@@ -705,68 +739,77 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
       if (p.hashes !== undefined) entry.hashRates.push(p.hashes / p.seconds);
     };
     /** A node's cases: [key, the name its rows go by, one load phase]. */
-    const stepsOf = (node: NodeUnderTest): [string, string, () => Promise<Phase>][] => {
+    const stepsOf = (node: NodeUnderTest): [string, string, Run][] => {
       const auth = { authorization: `Bearer ${node.jwt}`, "content-type": "application/json" };
       const miningAuth = { authorization: `Bearer ${node.miningJwt}`, "content-type": "application/json" };
       return [
-        ["raw read", "raw read", () => phase(node.plain.pid, async (agent) => expect(await send(agent, node.plain.port, "GET", node.readPath), 200, "read"))],
+        ["raw read", "raw read", (seconds) => phase(node.plain.pid, async (agent) => expect(await send(agent, node.plain.port, "GET", node.readPath), 200, "read"), CLIENTS, seconds)],
         [
           "complete submission",
           "complete submission",
-          async () => {
+          async (seconds) => {
             const parents = await currentTips(node.plain.port);
-            return phase(node.plain.pid, async (agent) => expect(await send(agent, node.plain.port, "POST", "/api/v1/messages", completeJson(parents), auth), 201, "submission"));
+            return phase(node.plain.pid, async (agent) => expect(await send(agent, node.plain.port, "POST", "/api/v1/messages", completeJson(parents), auth), 201, "submission"), CLIENTS, seconds);
           },
         ],
-        ["login", "login", () => loginPhase(node.plain)],
+        ["login", "login", loginPhase(node.plain)],
         [
           "partial",
           "partial submission mined at score 100",
-          async () => {
+          async (seconds) => {
             const before = await powHashes(node.mining.port);
-            const p = await phase(node.mining.pid, async (agent) => expect(await send(agent, node.mining.port, "POST", "/api/v1/messages", partialJson(), miningAuth), 201, "partial submission"), MINING_CLIENTS);
+            const p = await phase(node.mining.pid, async (agent) => expect(await send(agent, node.mining.port, "POST", "/api/v1/messages", partialJson(), miningAuth), 201, "partial submission"), MINING_CLIENTS, seconds);
             return { ...p, hashes: (await powHashes(node.mining.port)) - before };
           },
         ],
       ];
     };
     const nodeSteps = new Map(nodes.map((node) => [node, stepsOf(node)]));
-    // Round 0 warms up every server and the JIT and is not counted. Each round measures the hello server first, then one
-    // case at a time (CASE_ORDER), so a machine busy with other work weighs on a round's figures alike.
+    const helloRun: Run = (seconds) => phase(hello.pid, async (agent) => expect(await send(agent, hello.port, "GET", "/api/v1/info"), 200, "hello"), CLIENTS, seconds);
+    // A token of the first node's (every node and the bare servers hold the same HS256 secret).
+    const token = nodes[0]?.jwt;
+    const bareRun = (name: string, server: Server): Run | undefined => {
+      if (name === "login") return loginPhase(server);
+      if (token === undefined) return undefined;
+      const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+      return (seconds) => phase(server.pid, async (agent) => expect(await send(agent, server.port, "POST", "/api/v1/messages", completeJson([new Uint8Array(32)]), headers), 201, "submission to a bare server"), CLIENTS, seconds);
+    };
+    // Round 0 warms up every server and the JIT and is not counted. A round measures one case at a time (CASE_ORDER),
+    // its servers taking turns (turns()): the bare servers and the nodes, and with the first case (raw reads) the hello
+    // server, whose request every case is a multiple of.
     for (let round = 0; round <= ROUNDS; round++) {
-      const h = await phase(hello.pid, async (agent) => expect(await send(agent, hello.port, "GET", "/api/v1/info"), 200, "hello"));
-      const helloUs = (h.cpu / h.operations) * 1e6;
-      process.stdout.write(`  hello, round ${round}: ${helloUs.toFixed(1)} µs CPU/request (${((h.system / h.operations) * 1e6).toFixed(1)} µs system), ${(h.operations / h.seconds).toFixed(0)} req/s\n`);
-      const verifyUs = verifyMicros();
-      process.stdout.write(`  Ed25519 verification here, round ${round}: ${verifyUs.toFixed(1)} µs (${(verifyUs / helloUs).toFixed(2)}× hello)\n`);
-      const flushUs = probe.measure();
-      process.stdout.write(`  one LMDB commit's flushes here, round ${round}: ${flushUs.toFixed(1)} µs CPU (${(flushUs / helloUs).toFixed(2)}× hello)\n`);
-      if (round > 0) {
-        helloMicros.push(helloUs);
-        verifies.push(verifyUs);
-        flushes.push(flushUs);
-      }
-      // A token of the first node's (every node and the bare servers hold the same HS256 secret).
-      const token = nodes[0]?.jwt;
-      const bareStep = (name: string, server: Server): (() => Promise<Phase>) | undefined => {
-        if (name === "login") return () => loginPhase(server);
-        if (token === undefined) return undefined;
-        const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-        return () => phase(server.pid, async (agent) => expect(await send(agent, server.port, "POST", "/api/v1/messages", completeJson([new Uint8Array(32)]), headers), 201, "submission to a bare server"));
-      };
-      // One case at a time: its bare servers, then each node.
+      let helloUs = 0;
       for (const key of CASE_ORDER) {
-        if (!wanted(CASES, key)) continue;
-        for (const { store, case: name, server } of bares) {
-          if (name !== key) continue;
-          const run = bareStep(name, server);
-          if (run !== undefined) record(store, name, await run(), helloUs, round);
+        const withHello = key === CASE_ORDER[0];
+        const runs: { run: Run; record?: (p: Phase) => void }[] = [];
+        if (withHello) runs.push({ run: helloRun });
+        if (wanted(CASES, key)) {
+          for (const { store, case: name, server } of bares) {
+            const run = name === key ? bareRun(name, server) : undefined;
+            if (run !== undefined) runs.push({ run, record: (p) => record(store, name, p, helloUs, round) });
+          }
+          for (const node of nodes) {
+            const step = wanted(node.cases, key) ? nodeSteps.get(node)!.find(([k]) => k === key) : undefined;
+            if (step !== undefined) runs.push({ run: step[2], record: (p) => record(node.name, step[1], p, helloUs, round) });
+          }
         }
-        for (const node of nodes) {
-          if (!wanted(node.cases, key)) continue;
-          const step = nodeSteps.get(node)!.find(([k]) => k === key);
-          if (step !== undefined) record(node.name, step[1], await step[2](), helloUs, round);
+        if (runs.length === 0) continue;
+        const phases = await turns(runs.map((r) => r.run));
+        if (withHello) {
+          const h = phases[0]!;
+          helloUs = (h.cpu / h.operations) * 1e6;
+          process.stdout.write(`  hello, round ${round}: ${helloUs.toFixed(1)} µs CPU/request (${((h.system / h.operations) * 1e6).toFixed(1)} µs system), ${(h.operations / h.seconds).toFixed(0)} req/s\n`);
+          const verifyUs = verifyMicros();
+          process.stdout.write(`  Ed25519 verification here, round ${round}: ${verifyUs.toFixed(1)} µs (${(verifyUs / helloUs).toFixed(2)}× hello)\n`);
+          const flushUs = probe.measure();
+          process.stdout.write(`  one LMDB commit's flushes here, round ${round}: ${flushUs.toFixed(1)} µs CPU (${(flushUs / helloUs).toFixed(2)}× hello)\n`);
+          if (round > 0) {
+            helloMicros.push(helloUs);
+            verifies.push(verifyUs);
+            flushes.push(flushUs);
+          }
         }
+        runs.forEach((r, i) => r.record?.(phases[i]!));
       }
     }
     const rows: Row[] = [{ suite: "edge", case: `server CPU per request: trivial node:http server, ${CLIENTS} keep-alive clients (µs)`, ours: median(helloMicros), unit: "µs" }];
