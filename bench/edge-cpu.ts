@@ -178,7 +178,7 @@ interface Phase {
 }
 
 /** Runs `step` on `clients` concurrent loops for `seconds` against the server `pid`, counting its CPU. */
-async function phase(pid: number, step: (agent: Agent, client: number, i: number) => Promise<void>, clients = CLIENTS, seconds = SECONDS): Promise<Phase> {
+async function phase(pid: number, seconds: number, step: (agent: Agent, client: number, i: number) => Promise<void>, clients = CLIENTS): Promise<Phase> {
   const agent = new Agent({ keepAlive: true, maxSockets: clients });
   let operations = 0;
   const latencies: number[] = [];
@@ -719,7 +719,7 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
     const loginPhase =
       (server: Server): Run =>
       (seconds) =>
-        phase(server.pid, (agent, client, i) => login(agent, server.port, identities[client * (IDENTITIES / CLIENTS) + (i % (IDENTITIES / CLIENTS))]!).then(() => undefined), CLIENTS, seconds);
+        phase(server.pid, seconds, (agent, client, i) => login(agent, server.port, identities[client * (IDENTITIES / CLIENTS) + (i % (IDENTITIES / CLIENTS))]!).then(() => undefined));
     const record = (store: string, name: string, p: Phase, helloUs: number, round: number): void => {
       const key = `${store} ${name}`;
       const entry = cases.get(key) ?? { store, case: name, micros: [], mainMicros: [], multiples: [], rates: [], p50: [], p99: [], hashRates: [] };
@@ -743,13 +743,13 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
       const auth = { authorization: `Bearer ${node.jwt}`, "content-type": "application/json" };
       const miningAuth = { authorization: `Bearer ${node.miningJwt}`, "content-type": "application/json" };
       return [
-        ["raw read", "raw read", (seconds) => phase(node.plain.pid, async (agent) => expect(await send(agent, node.plain.port, "GET", node.readPath), 200, "read"), CLIENTS, seconds)],
+        ["raw read", "raw read", (seconds) => phase(node.plain.pid, seconds, async (agent) => expect(await send(agent, node.plain.port, "GET", node.readPath), 200, "read"))],
         [
           "complete submission",
           "complete submission",
           async (seconds) => {
             const parents = await currentTips(node.plain.port);
-            return phase(node.plain.pid, async (agent) => expect(await send(agent, node.plain.port, "POST", "/api/v1/messages", completeJson(parents), auth), 201, "submission"), CLIENTS, seconds);
+            return phase(node.plain.pid, seconds, async (agent) => expect(await send(agent, node.plain.port, "POST", "/api/v1/messages", completeJson(parents), auth), 201, "submission"));
           },
         ],
         ["login", "login", loginPhase(node.plain)],
@@ -758,21 +758,21 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
           "partial submission mined at score 100",
           async (seconds) => {
             const before = await powHashes(node.mining.port);
-            const p = await phase(node.mining.pid, async (agent) => expect(await send(agent, node.mining.port, "POST", "/api/v1/messages", partialJson(), miningAuth), 201, "partial submission"), MINING_CLIENTS, seconds);
+            const p = await phase(node.mining.pid, seconds, async (agent) => expect(await send(agent, node.mining.port, "POST", "/api/v1/messages", partialJson(), miningAuth), 201, "partial submission"), MINING_CLIENTS);
             return { ...p, hashes: (await powHashes(node.mining.port)) - before };
           },
         ],
       ];
     };
     const nodeSteps = new Map(nodes.map((node) => [node, stepsOf(node)]));
-    const helloRun: Run = (seconds) => phase(hello.pid, async (agent) => expect(await send(agent, hello.port, "GET", "/api/v1/info"), 200, "hello"), CLIENTS, seconds);
+    const helloRun: Run = (seconds) => phase(hello.pid, seconds, async (agent) => expect(await send(agent, hello.port, "GET", "/api/v1/info"), 200, "hello"));
     // A token of the first node's (every node and the bare servers hold the same HS256 secret).
     const token = nodes[0]?.jwt;
     const bareRun = (name: string, server: Server): Run | undefined => {
       if (name === "login") return loginPhase(server);
       if (token === undefined) return undefined;
       const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-      return (seconds) => phase(server.pid, async (agent) => expect(await send(agent, server.port, "POST", "/api/v1/messages", completeJson([new Uint8Array(32)]), headers), 201, "submission to a bare server"), CLIENTS, seconds);
+      return (seconds) => phase(server.pid, seconds, async (agent) => expect(await send(agent, server.port, "POST", "/api/v1/messages", completeJson([new Uint8Array(32)]), headers), 201, "submission to a bare server"));
     };
     // Round 0 warms up every server and the JIT and is not counted. A round measures one case at a time (CASE_ORDER),
     // its servers taking turns (turns()): the bare servers and the nodes, and with the first case (raw reads) the hello
