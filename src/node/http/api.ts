@@ -101,8 +101,10 @@ export function apiRoutes(node: ChrysalisNode, options: ApiRouteOptions): Route[
 
   // The four views of a message, under /messages/{id} and under /transactions/{id}/included-message.
   const views = {
-    message: async (entry: StoredMessage) => json(200, { data: messageToJson(entry.message) }),
-    raw: async (entry: StoredMessage) => raw(entry),
+    // The two that need nothing more from the store answer at once: an async function returning a reply made the
+    // route's own async function wait two more microtasks for it.
+    message: (entry: StoredMessage): Reply => json(200, { data: messageToJson(entry.message) }),
+    raw,
     metadata,
   };
   const byTransaction = async (txRaw: string): Promise<StoredMessage> => stored(await includedMessageId(node, txRaw));
