@@ -14,7 +14,7 @@
 // Each round also measures, in this process, one Ed25519 verification and the two flushes of one LMDB commit: the parts
 // of a login and of a durable write that no server code can make cheaper, in the same unit as the budgets; and logins
 // and complete submissions against bare node:http servers doing only that work (LOGIN_WORK, SUBMISSION_WORK), with
-// nothing of the node around it.
+// nothing of the node around it, and raw reads against one reading the message from LMDB and nothing else (READ_WORK).
 //
 // Issue #33's budgets (BUDGETS) are ratios of a node's case to what it cannot do without, taken pair by pair in each
 // round: the bare server doing that work (with its one LMDB write when the node's store is LMDB), or a hello request for
@@ -396,6 +396,35 @@ server.keepAliveTimeout = 65000;
 server.listen(0, "127.0.0.1", () => process.stdout.write("listening on http://127.0.0.1:" + server.address().port + "\\n"));
 process.once("SIGTERM", () => process.exit(0));
 `;
+// A raw read's work and nothing else, on bare node:http: the id in the path checked (64 hex digits) and decoded, the
+// bytes read from LMDB (opened as the node opens it: DURABLE_DIR is always set here) out of lmdb-js's reusable read
+// buffer and copied, as the node copies them, and answered as application/octet-stream. Nothing limited, logged or
+// counted. The raw read's budget is a multiple of a hello request; this is the floor beside it, the part of a read no
+// server can leave out, so that how far the node sits above the work itself shows too.
+const READ_WORK = `
+const { createServer } = require("node:http");
+${DURABLE}
+durable.putSync(Buffer.from(process.env.READ_ID, "hex"), Buffer.from(process.env.READ_MESSAGE, "hex"));
+const PATH = /^\\/api\\/v1\\/messages\\/([0-9a-f]{64})\\/raw$/;
+const answer = (res, status, type, body) => {
+  res.writeHead(status, { "content-type": type, "content-length": String(body.length) });
+  res.end(body);
+};
+const server = createServer((req, res) => {
+  req.resume();
+  const id = req.method === "GET" ? PATH.exec(req.url) : null;
+  const fast = id === null ? undefined : durable.getBinaryFast(Buffer.from(id[1], "hex"));
+  if (fast === undefined) return answer(res, 404, "application/json; charset=utf-8", "{}");
+  const bytes = Buffer.allocUnsafe(fast.length);
+  // Its \`length\` is the value's; the reused buffer behind it is longer.
+  bytes.set(fast.subarray(0, fast.length));
+  answer(res, 200, "application/octet-stream", bytes);
+});
+server.keepAliveTimeout = 65000;
+server.listen(0, "127.0.0.1", () => process.stdout.write("listening on http://127.0.0.1:" + server.address().port + "\\n"));
+process.once("SIGTERM", () => process.exit(0));
+`;
+
 /** The path a package resolves to from this module, or undefined when it is not installed. */
 function moduleHere(name: string): string | undefined {
   try {
@@ -408,6 +437,7 @@ function moduleHere(name: string): string | undefined {
 /** The names the bare servers' rows go by: without and with DURABLE_DIR. */
 const WORK_NAME = "the work alone";
 const DURABLE_WORK_NAME = "the work and its LMDB write";
+const READ_WORK_NAME = "the work and its LMDB read";
 /** The hello server's name as the other side of a pair. */
 const HELLO_NAME = "a hello request";
 /** Issue #33's budgets: a node's case (its store, the case) against the other side measured in the same round; no
@@ -421,12 +451,14 @@ const BUDGETS: readonly { store: string; case: string; against: string; atMost?:
   { store: "postgres", case: "login", against: WORK_NAME },
   { store: "lmdb", case: "raw read", against: HELLO_NAME, atMost: 1.5 },
   { store: "postgres", case: "raw read", against: HELLO_NAME },
+  { store: "lmdb", case: "raw read", against: READ_WORK_NAME },
 ];
 /** The order of the cases in a round (the keys of a node's steps; a bare server's case is its key). */
 const CASE_ORDER = ["raw read", "complete submission", "login", "partial"];
 
 /** What each bare server does, for its rows ("<its name> on bare node:http (<this>)"). */
 const BARE_WORK: Record<string, { [store: string]: string }> = {
+  "raw read": { [READ_WORK_NAME]: "the id checked, the bytes read from LMDB and copied; nothing limited, logged or counted" },
   login: {
     [WORK_NAME]: "nonce MAC, SHA-256, one verification, an HS256 JWT; nothing stored, limited, logged or counted",
     [DURABLE_WORK_NAME]: "the same, and the nonce redeemed in LMDB, redemptions grouped; nothing else stored, limited, logged or counted",
@@ -700,6 +732,13 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
         bares.push({ store, case: "complete submission", server });
       }
     }
+    // The raw read's bare server reads one message of the same size as the node's, from its own LMDB.
+    const readMessage = encodeMessage(indexation("first", 1n));
+    const bareReadPath = `/api/v1/messages/${messageId(readMessage)}/raw`;
+    if (wanted(CASES, "raw read")) {
+      const env = { DURABLE_DIR: join(dir, "durable-read"), LMDB_MODULE: lmdbModule!, READ_ID: messageId(readMessage), READ_MESSAGE: toHex(readMessage) };
+      bares.push({ store: READ_WORK_NAME, case: "raw read", server: await spawnServer(`${READ_WORK_NAME}, raw read`, work("read", READ_WORK), env) });
+    }
     if (wanted(STORES, "lmdb")) nodes.push(await startNodes("lmdb", async () => lmdbStorage(), files, identities[0]!, profileDir));
     // The build before a change, on the same store engines, measured in the same rounds.
     if (baselineDir !== undefined && baselineDir !== "" && wanted(STORES, "lmdb")) nodes.push(await startNodes("lmdb, before", async () => lmdbStorage(), files, identities[0]!, profileDir, join(baselineDir, "cli/main.js")));
@@ -770,6 +809,7 @@ export async function cpuPerOperation(): Promise<{ rows: Row[]; cases: CpuCase[]
     const token = nodes[0]?.jwt;
     const bareRun = (name: string, server: Server): Run | undefined => {
       if (name === "login") return loginPhase(server);
+      if (name === "raw read") return (seconds) => phase(server.pid, seconds, async (agent) => expect(await send(agent, server.port, "GET", bareReadPath), 200, "read from a bare server"));
       if (token === undefined) return undefined;
       const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
       return (seconds) => phase(server.pid, seconds, async (agent) => expect(await send(agent, server.port, "POST", "/api/v1/messages", completeJson([new Uint8Array(32)]), headers), 201, "submission to a bare server"));
