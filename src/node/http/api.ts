@@ -99,7 +99,8 @@ export function apiRoutes(node: ChrysalisNode, options: ApiRouteOptions): Route[
 
   const raw = (entry: StoredMessage): Reply => bytesResponse(200, entry.bytes);
 
-  // The four views of a message, under /messages/{id} and under /transactions/{id}/included-message.
+  // The three views of a message (its JSON, its bytes, its metadata), under /messages/{id} and under
+  // /transactions/{id}/included-message.
   const views = {
     // The two that need nothing more from the store answer at once: an async function returning a reply made the
     // route's own async function wait two more microtasks for it.
