@@ -365,8 +365,7 @@ export function createNode(options: NodeOptions = {}): ChrysalisNode {
     if (tangle.get(stored.id) !== undefined) return;
     if (announce) processor.stored(stored, metadata, { instance: true });
     else {
-      tangle.add(stored.id, tangle.parentIds(stored.message.parents), metadata.coneRoots, metadata.referencedByMilestoneIndex);
-      tips?.add(stored.id);
+      tips?.add(stored.id, tangle.add(stored.id, tangle.parentIds(stored.message.parents), metadata.coneRoots, metadata.referencedByMilestoneIndex));
     }
   }
 

@@ -6,7 +6,7 @@ import { toHex } from "../bytes/hex.js";
 import { targetZeros } from "../pow/index.js";
 import { messageTrailingZeros } from "../pow/hash.js";
 import { messageId, transactionId } from "../model/ids.js";
-import type { Message } from "../model/types.js";
+import type { Message, TransactionPayload } from "../model/types.js";
 import { isBelowMaxDepth, liveRoots, standingRoots } from "./cone.js";
 import type { Confirmation } from "./confirmation.js";
 import { NodeError } from "./errors.js";
@@ -132,9 +132,11 @@ export class MessageProcessor {
   check(message: Message, id: string | undefined): Promise<Checked | "known">;
   async check(message: Message, id: string | undefined): Promise<Checked | "known"> {
     const parentIds = this.#o.tangle.parentIds(message.parents);
-    const roots = await this.#roots(message, parentIds, id);
+    // Recent parents are answered from memory without a promise; only the store's answer is awaited.
+    const roots = this.#recentRoots(message, parentIds, id) ?? (await this.#roots(parentIds, id));
     if (roots === "known") return roots;
-    const claim = await this.#claim(message);
+    const payload = message.payload;
+    const claim = payload?.type === 0 && this.#o.ledger() ? await this.#claim(payload) : undefined;
     return { roots, claim, parentIds };
   }
 
@@ -154,8 +156,7 @@ export class MessageProcessor {
    * `parentIds`: its parents' ids in hex when the caller has them already. */
   stored(stored: StoredMessage, metadata: MessageMetadata, source: StoredSource = { local: true }, parentIds: readonly string[] = this.#o.tangle.parentIds(stored.message.parents)): void {
     const { tangle, tips, events } = this.#o;
-    tangle.add(stored.id, parentIds, metadata.coneRoots, metadata.referencedByMilestoneIndex);
-    tips?.add(stored.id);
+    tips?.add(stored.id, tangle.add(stored.id, parentIds, metadata.coneRoots, metadata.referencedByMilestoneIndex));
     for (const listener of this.#listeners) listener(stored, metadata, source);
     events.emit(source.from === undefined ? { type: "message", stored, metadata } : { type: "message", stored, metadata, from: source.from });
   }
@@ -228,16 +229,23 @@ export class MessageProcessor {
 
   /**
    * Hornet's solidity rule for the node's own messages: every parent a stored message or a solid entry point, and
-   * none below max depth. The Tangle in memory answers for recent parents; the store for the others, in one read with
-   * the message's own id (one round trip to a store across a network).
+   * none below max depth. The Tangle in memory answers for recent parents, here and at once; undefined when it cannot,
+   * and #roots asks the store for the others, in one read with the message's own id (one round trip to a store across
+   * a network).
    */
-  async #roots(message: Message, parents: readonly string[], id: string | undefined): Promise<ConeRoots | "known"> {
-    const { store, tangle, checkSolidity } = this.#o;
-    if (!checkSolidity) return id !== undefined && (await store.has(id)) ? "known" : { oldest: 0, youngest: 0 };
+  #recentRoots(message: Message, parents: readonly string[], id: string | undefined): ConeRoots | "known" | undefined {
+    const { tangle, checkSolidity } = this.#o;
+    if (!checkSolidity) return undefined;
     if (id !== undefined && tangle.get(id) !== undefined) return "known";
     // A transaction asks the store whether it is stored already: its own acceptance changed what its rules find.
     const recent = id === undefined || message.payload?.type !== 0 ? tangle.rootsOf(parents) : undefined;
-    if (recent !== undefined) return this.#depth(recent, tangle.confirmed);
+    return recent === undefined ? undefined : this.#depth(recent, tangle.confirmed);
+  }
+
+  /** The rest of #recentRoots's rule, from the store: the parents memory did not answer for. */
+  async #roots(parents: readonly string[], id: string | undefined): Promise<ConeRoots | "known"> {
+    const { store, tangle, checkSolidity } = this.#o;
+    if (!checkSolidity) return id !== undefined && (await store.has(id)) ? "known" : { oldest: 0, youngest: 0 };
     const entryPoints = parents.map((p) => store.entryPoints.get(p));
     const asked = parents.filter((_, i) => entryPoints[i] === undefined);
     if (id !== undefined) asked.push(id);
@@ -274,10 +282,8 @@ export class MessageProcessor {
    * transactions hold (a hint: white-flag decides at confirmation). A transaction whose outputs it spent already
    * (the same transaction in a new message: iota.js `reattach`) passes, and claims nothing.
    */
-  async #claim(message: Message): Promise<SpendClaim | undefined> {
+  async #claim(payload: TransactionPayload): Promise<SpendClaim> {
     const { store } = this.#o;
-    if (!this.#o.ledger() || message.payload?.type !== 0) return undefined;
-    const payload = message.payload;
     const mutation = ledgerMutation(transactionId(payload), payload);
     const claim: SpendClaim = { transactionId: mutation.transactionId, consumed: mutation.consumed, created: payload.essence.outputs };
     const [records, claims] = await Promise.all([Promise.all(mutation.consumed.map((o) => store.output(o))), Promise.all(mutation.consumed.map((o) => store.claim(o)))]);

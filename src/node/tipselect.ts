@@ -137,12 +137,11 @@ export class TipSelector {
     return tipScore(m.referenced !== undefined ? { oldest: m.referenced, youngest: m.referenced } : m.roots, this.#tangle.confirmed);
   }
 
-  /** A message was stored (and remembered by the Tangle): Hornet's AddTip on MessageSolid. */
-  add(id: string): void {
+  /** A message was stored (and remembered by the Tangle): Hornet's AddTip on MessageSolid. `m`: the Tangle's record
+   * of it, when the caller has it (read once for its score and its parents: a lookup in a map of up to 50,000). */
+  add(id: string, m: RecentMessage | undefined = this.#tangle.get(id)): void {
     if (!this.#synced()) return;
     if (this.#pools.nonLazy.has(id) || this.#pools.semiLazy.has(id)) return;
-    // Read once for its score and its parents (a lookup in a map of up to 50,000 messages).
-    const m = this.#tangle.get(id);
     const score = this.#scoreOf(m);
     // A lazy message never removes tips.
     if (score === "lazy") return;
