@@ -36,7 +36,9 @@ export const DEFAULT_TANGLE_MESSAGES = 50_000;
 export class Tangle {
   /** Insertion order is arrival order: parents before children, the first the oldest. */
   readonly #messages = new Map<string, RecentMessage>();
-  readonly #arrival = new ArrivalOrder<RecentMessage>((m) => this.#messages.get(m.id) === m);
+  // The Tangle forgets a message only here, its oldest, as it takes it off this queue (add): whatever is queued is
+  // held, which spares a lookup (a cache miss in a map of 50,000) per message remembered.
+  readonly #arrival = new ArrivalOrder<RecentMessage>(() => true);
   readonly #entryPoints: ReadonlyMap<string, number>;
   readonly #max: number;
   /** The confirmed milestone index the roots are computed at (Hornet's CMI). */
